@@ -1,0 +1,37 @@
+import { Command, CommanderError } from 'commander'
+import { CodebookError } from '../errors.ts'
+
+/** Exit code for bad input or bad usage: the coded message goes to stderr. */
+export const EXIT_BAD_INPUT = 2
+
+/** Builds the `codebook` command tree. Each command lives in `cli/commands/<name>.ts` and registers itself here. */
+export function buildProgram(): Command {
+  const program = new Command('codebook')
+    .description('Codebook: learn visual vocabularies on a Map-Collective runtime')
+    .exitOverride()
+    .showHelpAfterError()
+  return program
+}
+
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and resolves to the process exit code:
+ * 0 on success, 2 on bad input or usage (coded message on stderr), 1 on an unexpected failure.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram()
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version "errors" are normal exits; commander has already printed the message.
+      return err.exitCode === 0 ? 0 : EXIT_BAD_INPUT
+    }
+    if (err instanceof CodebookError) {
+      process.stderr.write(`codebook: ${err.code}: ${err.message}\n`)
+      return EXIT_BAD_INPUT
+    }
+    process.stderr.write(`codebook: unexpected failure: ${(err as Error).stack ?? String(err)}\n`)
+    return 1
+  }
+}
