@@ -1,3 +1,5 @@
 export { CodebookError, DatasetFormatError, UsageError } from './errors.ts'
 export type { AssignKernel, AssignResult } from './kmeans/kernels/assign-kernel.ts'
 export { assignReference, createReferenceKernel, rowDistanceSq } from './kmeans/kernels/reference-kernel.ts'
+export type { Rng } from './random/rng.ts'
+export { createRng } from './random/rng.ts'
