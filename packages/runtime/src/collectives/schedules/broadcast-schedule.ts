@@ -1,0 +1,133 @@
+import { UsageError } from '../../errors.ts'
+
+/** Broadcast algorithms, as DESIGN.md §4 names them. */
+export type BroadcastScheduleAlgorithm = 'simple' | 'mst' | 'bucket' | 'chain'
+
+/**
+ * One message of a collective schedule: `bytes` from rank `from` to rank `to`, sent once
+ * every send in `after` (indices into the same schedule) has been delivered. A schedule is the
+ * algorithm as data: the simulator plays it over a network model.
+ */
+export interface ScheduledSend {
+  from: number
+  to: number
+  bytes: number
+  after: number[]
+  /** Which piece of the message this carries: a chunk index (or a block index for bucket). */
+  piece: number
+}
+
+/** Cuts `bytes` into chunks of at most `chunkBytes`; a zero-byte message is one empty chunk. */
+export function chunkSizes(bytes: number, chunkBytes: number): number[] {
+  if (!(chunkBytes > 0))
+    throw new UsageError('BAD_CHUNK_BYTES', `chunkBytes must be positive, got ${chunkBytes}`)
+  if (bytes === 0) return [0]
+  const sizes: number[] = []
+  for (let off = 0; off < bytes; off += chunkBytes) sizes.push(Math.min(chunkBytes, bytes - off))
+  return sizes
+}
+
+/**
+ * The schedule of broadcasting `bytes` from `order[0]` to every rank of `order`.
+ * - `simple`: the root streams the whole message to each receiver, all streams at once.
+ * - `mst`: binomial tree; in round j every rank holding the message sends it to the rank 2^j
+ *   positions further; a rank forwards chunk c as soon as it has it.
+ * - `bucket`: scatter one 1/p block to each rank, then a ring all-gather in p − 1 steps.
+ * - `chain`: a pipeline along `order`; rank i forwards chunk c to rank i + 1 as soon as it has
+ *   received it, so all links carry different chunks at once.
+ * Chunks of one stream go in order (each waits for the previous chunk on the same stream).
+ */
+export function broadcastSchedule(
+  algorithm: BroadcastScheduleAlgorithm,
+  order: readonly number[],
+  bytes: number,
+  chunkBytes: number,
+): ScheduledSend[] {
+  const p = order.length
+  const sends: ScheduledSend[] = []
+  if (p <= 1) return sends
+  const chunks = chunkSizes(bytes, chunkBytes)
+  // received[pos][c]: index of the send that delivered chunk c to position pos (root: none).
+  const received: (number | undefined)[][] = Array.from({ length: p }, () => new Array(chunks.length))
+  const stream = (fromPos: number, toPos: number) => {
+    let prev: number | undefined
+    chunks.forEach((size, c) => {
+      const after: number[] = []
+      const got = received[fromPos]![c]
+      if (got !== undefined) after.push(got)
+      if (prev !== undefined) after.push(prev)
+      prev = sends.push({ from: order[fromPos]!, to: order[toPos]!, bytes: size, after, piece: c }) - 1
+      received[toPos]![c] = prev
+    })
+  }
+  switch (algorithm) {
+    case 'simple':
+      for (let pos = 1; pos < p; pos++) stream(0, pos)
+      break
+    case 'chain':
+      for (let pos = 1; pos < p; pos++) stream(pos - 1, pos)
+      break
+    case 'mst':
+      for (let span = 1; span < p; span *= 2)
+        for (let pos = 0; pos < span && pos + span < p; pos++) stream(pos, pos + span)
+      break
+    case 'bucket':
+      bucketSchedule(order, bytes, chunkBytes, sends)
+      break
+    default:
+      throw new UsageError('UNKNOWN_ALGORITHM', `unknown broadcast algorithm "${algorithm as string}"`)
+  }
+  return sends
+}
+
+/** Byte range [start, end) of block b when `bytes` is split into p nearly equal blocks. */
+export function blockRange(bytes: number, p: number, b: number): [number, number] {
+  const base = Math.floor(bytes / p)
+  const extra = bytes % p
+  const start = b * base + Math.min(b, extra)
+  return [start, start + base + (b < extra ? 1 : 0)]
+}
+
+function bucketSchedule(
+  order: readonly number[],
+  bytes: number,
+  chunkBytes: number,
+  sends: ScheduledSend[],
+): void {
+  const p = order.length
+  // has[pos][block]: the last send that completed block `block` at position `pos`.
+  const has: (number | undefined)[][] = Array.from({ length: p }, () => new Array(p))
+  // Blocks travel as whole messages chunked on the wire; the pipeline happens across the ring.
+  const sendBlock = (fromPos: number, toPos: number, block: number, extraAfter: number[]) => {
+    const [start, end] = blockRange(bytes, p, block)
+    let prev: number | undefined
+    for (const size of chunkSizes(end - start, chunkBytes)) {
+      const after = [...extraAfter]
+      if (prev !== undefined) after.push(prev)
+      prev = sends.push({ from: order[fromPos]!, to: order[toPos]!, bytes: size, after, piece: block }) - 1
+    }
+    has[toPos]![block] = prev
+    return prev!
+  }
+  // Scatter: the root sends block pos to position pos, one stream after another.
+  let last: number | undefined
+  for (let pos = 1; pos < p; pos++) last = sendBlock(0, pos, pos, last === undefined ? [] : [last])
+  // Ring all-gather: at step s, position pos passes block (pos − s) mod p to pos + 1.
+  const lastSendOf: (number | undefined)[] = new Array(p)
+  for (let s = 0; s < p - 1; s++) {
+    const stepSends: [number, number][] = []
+    for (let pos = 0; pos < p; pos++) {
+      const block = (pos - s + p) % p
+      const to = (pos + 1) % p
+      if (to === 0) continue // the root already holds every block
+      // Step 0 starts when the scatter is complete: scatter, then all-gather, as the algorithm is defined.
+      const after: number[] = s === 0 && last !== undefined ? [last] : []
+      const got = has[pos]![block]
+      if (got !== undefined) after.push(got)
+      const prevSend = lastSendOf[pos]
+      if (prevSend !== undefined) after.push(prevSend)
+      stepSends.push([pos, sendBlock(pos, to, block, after)])
+    }
+    for (const [pos, id] of stepSends) lastSendOf[pos] = id
+  }
+}
