@@ -1,0 +1,16 @@
+import type { ByteSource } from './byte-source.ts'
+import type { VectorReader } from './row-batch.ts'
+import { readTextTable } from './text-table.ts'
+
+/** Reader for CSV: comma-separated numbers, an optional header line (recognised by a non-numeric field), no ids. */
+export function csvReader(src: ByteSource): VectorReader {
+  return {
+    file: src.file,
+    format: 'csv',
+    dtype: () => 'float32',
+    hasIds: false,
+    totalBytes: src.totalBytes,
+    bytesRead: src.bytesRead,
+    batches: () => readTextTable(src, 'csv'),
+  }
+}

@@ -1,0 +1,35 @@
+import { DatasetFormatError } from '../errors.ts'
+
+/**
+ * Every code a dataset reader or writer throws (as a `DatasetFormatError`), with what it means.
+ * Text errors name a 1-based `line`; binary errors name a 0-based `row` (the index NumPy would use).
+ */
+export const datasetErrorCodes: Record<string, string> = {
+  WRONG_FIELD_COUNT: 'A HOG text or CSV line has a different number of fields from the first data line.',
+  NON_NUMERIC_FIELD: 'A field is not a number (or a HOG id is not an integer).',
+  NON_FINITE_VALUE: 'A value is NaN or infinite (or overflows float32).',
+  INCONSISTENT_DIMENSION: 'A .fvecs/.bvecs row declares a dimension different from the first row.',
+  TRUNCATED_BINARY: 'A binary file ends in the middle of a row.',
+  BAD_HEADER: 'A .npy magic, header, dtype, shape or layout (or a .vecs first dimension) is invalid.',
+  UNSUPPORTED_DTYPE: 'A .npy dtype other than float32 or uint8.',
+  EMPTY_INPUT: 'The input holds no rows.',
+  UNKNOWN_FORMAT: 'The format could not be detected from the file name or content; pass one explicitly.',
+  BAD_GZIP: 'The gzip stream is corrupt or truncated.',
+  FILE_NOT_FOUND: 'The input file does not exist or is not a regular file.',
+  VALUE_OUT_OF_RANGE:
+    'A value does not fit the requested dtype (uint8 needs integers in [0, 255]) or an id does not fit int32.',
+}
+
+/** Where in an input a problem is: the file, and a 1-based text line or a 0-based binary row. */
+export interface ErrorLocation {
+  file: string
+  line?: number
+  row?: number
+}
+
+/** Builds a `DatasetFormatError` whose message starts with `file: line N:` or `file: row N:` so a person can find it. */
+export function formatError(code: string, reason: string, where: ErrorLocation): DatasetFormatError {
+  const at =
+    where.line !== undefined ? `: line ${where.line}` : where.row !== undefined ? `: row ${where.row}` : ''
+  return new DatasetFormatError(code, `${where.file}${at}: ${reason}`, where)
+}

@@ -1,0 +1,6 @@
+export { detectFormat, formatFromName } from './detect.ts'
+export { datasetErrorCodes } from './error-codes.ts'
+export { formatFloat32, writeHogText } from './hog-text.ts'
+export { writeNpy } from './npy/npy-writer.ts'
+export type { ImportOptions, ImportProgress, OpenNpy, StoredRows } from './store.ts'
+export { convertToNpy, idsPathFor, importToStore, inspectFile, openNpy, readStoredRows } from './store.ts'
