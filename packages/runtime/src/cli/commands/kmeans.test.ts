@@ -1,0 +1,199 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { IterationReport, Topology } from '@codebook/shared'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openNpy, writeNpy } from '../../formats/index.ts'
+import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
+import { lloydReference } from '../../kmeans/lloyd-reference.ts'
+import { createRng } from '../../random/rng.ts'
+import { main } from '../main.ts'
+import type { CommandIo } from '../progress.ts'
+import { runKmeansCommand } from './kmeans.ts'
+
+let dir: string
+const n = 900
+const d = 5
+const k = 6
+const points = new Float32Array(n * d)
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'codebook-kmeans-cli-'))
+  const rng = createRng(21)
+  for (let i = 0; i < n; i++) for (let t = 0; t < d; t++) points[i * d + t] = rng.normal() + (i % k) * 0.8
+  await writeNpy(join(dir, 'x.npy'), points, n, d)
+  await writeNpy(join(dir, 'init.npy'), points.subarray(0, k * d), k, d)
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+function collect(): CommandIo & { out: string[] } {
+  const out: string[] = []
+  return { out, stdout: { write: (s: string) => out.push(s) }, stderr: process.stderr }
+}
+
+describe('codebook kmeans', () => {
+  it('--json prints one IterationReport per line, a done line, and writes the reference centroids to --out', async () => {
+    const topo = join(dir, 'topo.json')
+    const io = collect()
+    expect(
+      await mainWith(
+        [
+          'topology',
+          'generate',
+          '--racks',
+          '2',
+          '--nodes-per-rack',
+          '1',
+          '--node-gbps',
+          '1',
+          '--uplink-gbps',
+          '10',
+        ],
+        io,
+      ),
+    ).toBe(0)
+    await writeFile(topo, io.out.join(''))
+    expect(Topology.parse(JSON.parse(io.out.join(''))).sites[0]!.racks).toHaveLength(2)
+
+    const run = collect()
+    const out = join(dir, 'c.npy')
+    await runKmeansCommand(
+      {
+        data: join(dir, 'x.npy'),
+        init: join(dir, 'init.npy'),
+        iterations: 50,
+        tol: 0,
+        workers: 2,
+        slots: 2,
+        broadcast: 'chain',
+        chainOrder: 'topology',
+        aggregation: 'three-stage',
+        topology: topo,
+        seed: 1,
+        chunkBytes: 64,
+        kernel: 'reference',
+        out,
+        json: true,
+      },
+      run,
+    )
+    const lines = run.out
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    const done = lines.pop()
+    const reference = lloydReference(points, d, points.slice(0, k * d), {
+      maxIterations: 50,
+      tol: 0,
+      seed: 1,
+    })
+    expect(done).toEqual({ done: true, iterations: reference.iterations, inertia: expect.any(Number), out })
+    expect(lines).toHaveLength(reference.iterations)
+    for (const [i, l] of lines.entries()) {
+      const r = IterationReport.parse(l)
+      expect(r.iteration).toBe(i + 1)
+      // Two workers on two racks: the broadcast crosses the rack boundary once.
+      expect(r.stages.broadcast.crossRackBytes).toBe(k * d * 4)
+    }
+    const f = await openNpy(out)
+    const got = (await f.readRows(0, k)) as Float32Array
+    await f.close()
+    for (let i = 0; i < k * d; i++)
+      expect(Math.abs(got[i]! - reference.centroids[i]!)).toBeLessThan(
+        1e-4 * Math.max(1, Math.abs(reference.centroids[i]!)),
+      )
+  })
+
+  it('widens uint8 (quantised HOG) data and seeds k-means++ when no --init is given', async () => {
+    const bytes = Uint8Array.from(points, (v) => Math.max(0, Math.min(255, Math.round(v * 20 + 60))))
+    await writeNpy(join(dir, 'u8.npy'), bytes, n, d)
+    const io = collect()
+    const res = await runKmeansCommand(
+      {
+        data: join(dir, 'u8.npy'),
+        k,
+        iterations: 50,
+        tol: 0,
+        workers: 2,
+        slots: 1,
+        broadcast: 'mst',
+        chainOrder: 'rank',
+        aggregation: 'allreduce',
+        seed: 4,
+        chunkBytes: 4096,
+        kernel: 'reference',
+        json: true,
+      },
+      io,
+    )
+    const widened = Float32Array.from(bytes)
+    // Same seed → same k-means++ init over the (whole, since n is small) data.
+    const init = kmeansPlusPlus(widened, d, k, createRng(4))
+    const reference = lloydReference(widened, d, init, { maxIterations: 50, tol: 0, seed: 4 })
+    expect(res.iterations).toBe(reference.iterations)
+    for (let i = 0; i < k * d; i++)
+      expect(Math.abs(res.centroids[i]! - reference.centroids[i]!)).toBeLessThan(
+        1e-4 * Math.max(1, Math.abs(reference.centroids[i]!)),
+      )
+  })
+
+  it('rejects a topology with fewer nodes than workers, with a coded error', async () => {
+    const io = collect()
+    const topo = join(dir, 'small.json')
+    expect(
+      await mainWith(
+        [
+          'topology',
+          'generate',
+          '--racks',
+          '1',
+          '--nodes-per-rack',
+          '1',
+          '--node-gbps',
+          '1',
+          '--uplink-gbps',
+          '1',
+        ],
+        io,
+      ),
+    ).toBe(0)
+    await writeFile(topo, io.out.join(''))
+    await expect(
+      runKmeansCommand(
+        {
+          data: join(dir, 'x.npy'),
+          k: 3,
+          iterations: 1,
+          tol: 0,
+          workers: 2,
+          slots: 1,
+          broadcast: 'simple',
+          chainOrder: 'rank',
+          aggregation: 'direct',
+          topology: topo,
+          seed: 1,
+          chunkBytes: 1024,
+          kernel: 'reference',
+        },
+        collect(),
+      ),
+    ).rejects.toMatchObject({ code: 'TOPOLOGY_TOO_SMALL' })
+  })
+})
+
+/** Runs the CLI with a stdout collector by temporarily routing process.stdout writes. */
+async function mainWith(argv: string[], io: CommandIo & { out: string[] }): Promise<number> {
+  const write = process.stdout.write.bind(process.stdout)
+  process.stdout.write = ((s: string) => {
+    io.out.push(s)
+    return true
+  }) as typeof process.stdout.write
+  try {
+    return await main(argv)
+  } finally {
+    process.stdout.write = write
+  }
+}

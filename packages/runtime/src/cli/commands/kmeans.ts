@@ -1,0 +1,201 @@
+import type { IterationReport } from '@codebook/shared'
+import { type Command, Option } from 'commander'
+import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
+import { type AggregationMode, aggregationModes } from '../../collectives/regroup/regroup.ts'
+import { UsageError } from '../../errors.ts'
+import { openNpy, writeNpy } from '../../formats/index.ts'
+import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
+import { WorkerPool } from '../../job/worker-pool.ts'
+import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
+import { runKmeans } from '../../kmeans/run-kmeans.ts'
+import { createRng } from '../../random/rng.ts'
+import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
+import { readTopology, workerRacks } from '../../topology/load-topology.ts'
+import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
+import { type CommandIo, processIo } from '../progress.ts'
+import { byteSize, nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
+
+/** Options of `codebook kmeans`. */
+export interface KmeansCommandOptions {
+  data: string
+  k?: number
+  iterations: number
+  tol: number
+  workers: number
+  slots: number
+  broadcast: BroadcastAlgorithm
+  chainOrder: ChainOrderKind
+  aggregation: AggregationMode
+  topology?: string
+  init?: string
+  seed: number
+  chunkBytes: number
+  out?: string
+  json?: boolean
+  kernel: string
+}
+
+/** k-means++ runs on at most this many vectors (an even, seeded stride over the data) to keep the driver's init cheap. */
+const INIT_SAMPLE_ROWS = 100_000
+
+/** Reads the initial centroids: the --init file, or k-means++ over (a sample of) the data. */
+async function initialCentroids(o: KmeansCommandOptions, n: number, d: number): Promise<Float32Array> {
+  if (o.init) {
+    const f = await openNpy(o.init)
+    try {
+      if (f.d !== d)
+        throw new UsageError('KMEANS_BAD_INIT', `${o.init}: centroids have d = ${f.d}, the data has d = ${d}`)
+      if (o.k !== undefined && f.n !== o.k)
+        throw new UsageError('KMEANS_BAD_INIT', `${o.init}: has ${f.n} centroids, --k is ${o.k}`)
+      const rows = await f.readRows(0, f.n)
+      return rows instanceof Float32Array ? rows : Float32Array.from(rows)
+    } finally {
+      await f.close()
+    }
+  }
+  if (o.k === undefined) throw new UsageError('KMEANS_NO_K', 'give --k, or --init with the initial centroids')
+  const f = await openNpy(o.data)
+  try {
+    const stride = Math.max(1, Math.ceil(n / INIT_SAMPLE_ROWS))
+    // The sample offset has its own stream, so kmeans++ over a small (unsampled) dataset sees
+    // exactly createRng(seed), the same init a library caller gets with the same seed.
+    const offset = createRng(o.seed ^ 0x5bd1e995).int(stride)
+    const picked = Math.ceil((n - offset) / stride)
+    const sample = new Float32Array(picked * d)
+    const block = stride * 4096
+    let m = 0
+    for (let start = 0; start < n; start += block) {
+      const count = Math.min(block, n - start)
+      const raw = await f.readRows(start, count)
+      for (let i = 0; i < count; i++) {
+        if ((start + i) % stride !== offset) continue
+        for (let t = 0; t < d; t++) sample[m * d + t] = raw[i * d + t]!
+        m++
+      }
+    }
+    return kmeansPlusPlus(sample.subarray(0, m * d), d, o.k, createRng(o.seed))
+  } finally {
+    await f.close()
+  }
+}
+
+/** Formats one iteration for people: inertia, then each stage's time and bytes. */
+function humanLine(r: IterationReport): string {
+  const stages = Object.entries(r.stages)
+    .map(
+      ([s, v]) =>
+        `${s} ${v.ms.toFixed(1)} ms/${v.bytes} B${v.crossRackBytes ? ` (${v.crossRackBytes} cross-rack)` : ''}`,
+    )
+    .join(', ')
+  const extra = [
+    r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
+    r.restarts ? `${r.restarts} restarts` : '',
+  ]
+    .filter(Boolean)
+    .join(', ')
+  return `iter ${r.iteration}: inertia ${r.inertia.toExponential(6)}, reassigned ${r.reassigned} | ${stages}${extra ? ` | ${extra}` : ''}\n`
+}
+
+/**
+ * Runs `codebook kmeans`: spawns `workers` local worker processes (or uses a topology for their
+ * racks), clusters the .npy, prints one line per iteration (JSON with --json), a final line, and
+ * writes the centroids to --out.
+ */
+export async function runKmeansCommand(
+  o: KmeansCommandOptions,
+  io: CommandIo = processIo(),
+  spawn: SpawnWorker = spawnLocalWorker,
+): Promise<{ centroids: Float32Array; iterations: number; inertia: number }> {
+  const f = await openNpy(o.data)
+  const { n, d } = f
+  await f.close()
+  const init = await initialCentroids(o, n, d)
+  const topology = o.topology ? await readTopology(o.topology) : null
+  const racks = workerRacks(topology, o.workers)
+  const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
+  try {
+    const result = await runKmeans(pool, {
+      data: { kind: 'npy', file: o.data, n, d },
+      init,
+      maxIterations: o.iterations,
+      tol: o.tol,
+      slots: o.slots,
+      broadcast: o.broadcast,
+      chainOrder: o.chainOrder,
+      aggregation: o.aggregation,
+      seed: o.seed,
+      kernel: o.kernel,
+      now: () => performance.now(),
+      onIteration: (r) => io.stdout.write(o.json ? `${JSON.stringify(r)}\n` : humanLine(r)),
+    })
+    const k = init.length / d
+    if (o.out) await writeNpy(o.out, result.centroids, k, d)
+    const done = { done: true, iterations: result.iterations, inertia: result.inertia, out: o.out ?? null }
+    io.stdout.write(
+      o.json
+        ? `${JSON.stringify(done)}\n`
+        : `done: ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}${o.out ? `, centroids → ${o.out}` : ''}\n`,
+    )
+    return result
+  } finally {
+    await pool.close()
+  }
+}
+
+/** Registers `codebook kmeans`. */
+export function registerKmeans(program: Command, io: CommandIo = processIo()): void {
+  program
+    .command('kmeans')
+    .description(
+      'Cluster a .npy of vectors with K-means on the Map-Collective runtime: the driver spawns --workers local worker processes, ' +
+        'each holding its partition in memory; each iteration is broadcast → map → shuffle → reduce → combine. ' +
+        'Stops after --iterations, when the relative inertia change is ≤ --tol, or (--tol 0) when no vector changes cluster.',
+    )
+    .requiredOption('--data <file>', 'vectors, n × d float32 or uint8 .npy')
+    .option('--k <K>', 'number of centroids (k-means++ init, seeded)', positiveInt('--k'))
+    .option('--iterations <N>', 'maximum iterations', positiveInt('--iterations'), 20)
+    .option(
+      '--tol <T>',
+      'relative inertia change that stops the run; 0: until no reassignment',
+      nonNegativeNumber('--tol'),
+      1e-4,
+    )
+    .option('--workers <P>', 'worker processes', positiveInt('--workers'), 2)
+    .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), 1)
+    .addOption(
+      new Option('--broadcast <algorithm>', 'centroid broadcast')
+        .choices(broadcastAlgorithms)
+        .default('chain'),
+    )
+    .addOption(
+      new Option('--chain-order <order>', 'chain order').choices(chainOrderKinds).default('topology'),
+    )
+    .addOption(
+      new Option('--aggregation <mode>', 'shuffle/reduce aggregation')
+        .choices(aggregationModes)
+        .default('local'),
+    )
+    .option(
+      '--topology <file>',
+      'topology JSON: worker i runs as the i-th node (its rack counts for cross-rack bytes)',
+    )
+    .option('--init <file>', 'initial centroids, k × d .npy')
+    .option(
+      '--seed <S>',
+      'seed of the init, random chain order and empty-cluster splits',
+      nonNegativeInt('--seed'),
+      1,
+    )
+    .option(
+      '--chunk-bytes <B>',
+      'data-plane chunk size (e.g. 512K)',
+      byteSize('--chunk-bytes'),
+      DEFAULT_CHUNK_BYTES,
+    )
+    .option('--kernel <name>', 'assignment kernel', 'reference')
+    .option('--out <file>', 'write the final centroids (k × d float32 .npy)')
+    .option('--json', 'one JSON object per iteration, then {"done":true,…}')
+    .action(async (o: KmeansCommandOptions) => {
+      await runKmeansCommand(o, io)
+    })
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander'
+import { parseHostPort } from '../../job/spawn.ts'
+import { runWorker } from '../../job/worker.ts'
+
+/** Registers `codebook worker --join HOST:PORT [--rack R]`: a worker node started apart from the driver. */
+export function registerWorker(program: Command): void {
+  program
+    .command('worker')
+    .description(
+      'Run a worker node that registers with a driver over TCP (for workers started by SSH, Slurm srun or a Kubernetes Job). ' +
+        'It opens its data-plane listener on --host, serves the driver until the run ends, then exits.',
+    )
+    .requiredOption('--join <host:port>', "the driver's control address")
+    .option('--rack <rack>', 'rack of this node (a topology given to the driver overrides it)')
+    .option('--host <host>', 'data-plane listen address other workers reach this one at', '127.0.0.1')
+    .action(async (o: { join: string; rack?: string; host: string }) => {
+      await runWorker({
+        join: parseHostPort(o.join),
+        rack: o.rack,
+        host: o.host,
+        now: () => performance.now(),
+      })
+    })
+}

@@ -1,0 +1,40 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { UsageError } from '../errors.ts'
+import type { PeerAddress } from '../transport/data-plane.ts'
+
+/** Starts one local worker process with the given worker arguments (`--join …`). Injected into the pool. */
+export type SpawnWorker = (args: string[]) => ChildProcess
+
+/**
+ * The command that runs a worker process, chosen by how this module itself is running:
+ * - from compiled JavaScript (dist/, the built `codebook` CLI): `node dist/job/worker-entry.js`;
+ * - from TypeScript source (Vitest, `tsx`): `node --conditions=@codebook/source --import <tsx>
+ *   src/job/worker-entry.ts`, so tests need no build. tsx is resolved from this package, so the
+ *   command works from any working directory.
+ */
+export function workerCommand(): { command: string; args: string[] } {
+  const self = fileURLToPath(import.meta.url)
+  if (self.endsWith('.ts')) {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+    const entry = fileURLToPath(new URL('./worker-entry.ts', import.meta.url))
+    return { command: process.execPath, args: ['--conditions=@codebook/source', '--import', tsx, entry] }
+  }
+  return { command: process.execPath, args: [fileURLToPath(new URL('./worker-entry.js', import.meta.url))] }
+}
+
+/** The default {@link SpawnWorker}: a child process running {@link workerCommand}, stderr passed through. */
+export function spawnLocalWorker(args: string[]): ChildProcess {
+  const { command, args: base } = workerCommand()
+  return spawn(command, [...base, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
+}
+
+/** Parses `HOST:PORT`. */
+export function parseHostPort(s: string): PeerAddress {
+  const i = s.lastIndexOf(':')
+  const port = Number(s.slice(i + 1))
+  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535)
+    throw new UsageError('BAD_ADDRESS', `expected HOST:PORT, got '${s}'`)
+  return { host: s.slice(0, i), port }
+}

@@ -1,0 +1,328 @@
+import type { ChildProcess } from 'node:child_process'
+import net from 'node:net'
+import { CodebookError } from '../errors.ts'
+import { DEFAULT_CHUNK_BYTES, type PeerAddress } from '../transport/data-plane.ts'
+import type { CollectiveOutcome, CollectiveSpec } from './collective-task.ts'
+import { ControlChannel, type ControlMessage } from './control-channel.ts'
+import type { SpawnWorker } from './spawn.ts'
+
+/** Options of {@link WorkerPool.start}. */
+export interface WorkerPoolOptions {
+  /** Number of workers p. */
+  workers: number
+  /** Starts local workers; null waits for p workers to join with `codebook worker --join`. */
+  spawn: SpawnWorker | null
+  /** Rack of each rank (worker i ↔ i-th topology node); missing ranks use the rack a worker reports, else one shared rack. */
+  racks?: readonly string[]
+  chunkBytes?: number
+  /** Control listener host and port (port 0: any). */
+  host?: string
+  port?: number
+  /** How long to wait for all workers to register. */
+  registerTimeoutMs?: number
+  /** Called once the control listener is bound: the address to give `codebook worker --join`. */
+  onListening?: (address: PeerAddress) => void
+}
+
+interface WorkerRecord {
+  rank: number
+  channel: ControlChannel
+  child: ChildProcess | null
+  addr: PeerAddress
+  reportedRack: string | null
+  alive: boolean
+  pending: Map<number, { resolve: (m: ControlMessage) => void; reject: (e: Error) => void }>
+}
+
+/** A worker's control channel closed: the process died or the network dropped it. */
+export class WorkerLostError extends CodebookError {
+  constructor(readonly rank: number) {
+    super('WORKER_LOST', `worker ${rank} was lost (process exited or connection closed)`)
+  }
+}
+
+/** A worker answered a request with an error. */
+export class WorkerRequestError extends CodebookError {
+  constructor(
+    readonly rank: number,
+    code: string,
+    message: string,
+    /** Ranks the error is about (e.g. workers a broadcast could not reach). */
+    readonly ranks: number[] = [],
+  ) {
+    super(code, `worker ${rank}: ${message}`)
+  }
+}
+
+/**
+ * The driver's view of its p workers: a TCP control listener workers register with (spawned
+ * locally or joined from elsewhere), request/reply messaging, op ids for collectives, and
+ * replacement of a lost worker by a fresh process that takes over its rank.
+ */
+export class WorkerPool {
+  private readonly workers: WorkerRecord[] = []
+  private readonly waitingTokens = new Map<
+    string,
+    (ch: ControlChannel, body: ControlMessage['body']) => void
+  >()
+  private readonly lostListeners: ((rank: number) => void)[] = []
+  private nextId = 1
+  private nextOp = 1
+  private generation = 0
+  racks: string[] = []
+  chunkBytes: number
+  /** Control address workers join. */
+  address!: PeerAddress
+
+  private constructor(
+    private readonly server: net.Server,
+    private readonly opts: WorkerPoolOptions,
+  ) {
+    this.chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES
+  }
+
+  /** Opens the control listener, starts (or awaits) p workers and sends each its rank and peers. */
+  static async start(opts: WorkerPoolOptions): Promise<WorkerPool> {
+    if (!Number.isInteger(opts.workers) || opts.workers < 1)
+      throw new CodebookError('POOL_SIZE', `worker count must be a positive integer, got ${opts.workers}`)
+    const server = net.createServer()
+    const pool = new WorkerPool(server, opts)
+    const host = opts.host ?? '127.0.0.1'
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(opts.port ?? 0, host, () => resolve())
+    })
+    pool.address = { host, port: (server.address() as net.AddressInfo).port }
+    opts.onListening?.(pool.address)
+    const external: { channel: ControlChannel; body: ControlMessage['body'] }[] = []
+    let externalWake: () => void = () => {}
+    server.on('connection', (socket) => {
+      const channel = new ControlChannel(socket)
+      let registered = false
+      channel.onMessage((m) => {
+        if (registered || m.body.type !== 'register') return
+        registered = true
+        const token = m.body.token as string | null
+        const waiter = token ? pool.waitingTokens.get(token) : undefined
+        if (waiter) {
+          pool.waitingTokens.delete(token!)
+          waiter(channel, m.body)
+        } else {
+          external.push({ channel, body: m.body })
+          externalWake()
+        }
+      })
+    })
+    const p = opts.workers
+    const timeout = opts.registerTimeoutMs ?? 60_000
+    try {
+      if (opts.spawn) {
+        await Promise.all(Array.from({ length: p }, (_, rank) => pool.spawnFor(rank, timeout)))
+      } else {
+        const deadline = Date.now() + timeout
+        while (external.length < p) {
+          if (Date.now() > deadline)
+            throw new CodebookError(
+              'POOL_REGISTER_TIMEOUT',
+              `only ${external.length} of ${p} workers joined within ${timeout} ms`,
+            )
+          await new Promise<void>((r) => {
+            externalWake = r
+            setTimeout(r, 200)
+          })
+        }
+        for (let rank = 0; rank < p; rank++)
+          pool.adopt(rank, external[rank]!.channel, external[rank]!.body, null)
+      }
+      pool.racks = Array.from(
+        { length: p },
+        (_, r) => opts.racks?.[r] ?? pool.workers[r]!.reportedRack ?? 'rack-0',
+      )
+      const peers = pool.workers.map((w) => w.addr)
+      await Promise.all(
+        pool.workers.map((w) =>
+          pool.request(w.rank, {
+            type: 'setup',
+            rank: w.rank,
+            peers,
+            racks: pool.racks,
+            chunkBytes: pool.chunkBytes,
+          }),
+        ),
+      )
+    } catch (err) {
+      await pool.close()
+      throw err
+    }
+    return pool
+  }
+
+  /** Number of workers p. */
+  get size(): number {
+    return this.opts.workers
+  }
+
+  /** Process of a locally spawned worker (null for joined ones). */
+  child(rank: number): ChildProcess | null {
+    return this.workers[rank]?.child ?? null
+  }
+
+  /** Whether worker `rank` is connected. */
+  alive(rank: number): boolean {
+    return this.workers[rank]?.alive ?? false
+  }
+
+  /** Registers a listener called with the rank of every worker that is lost; returns its remover. */
+  onWorkerLost(listener: (rank: number) => void): () => void {
+    this.lostListeners.push(listener)
+    return () => {
+      const i = this.lostListeners.indexOf(listener)
+      if (i >= 0) this.lostListeners.splice(i, 1)
+    }
+  }
+
+  /** A fresh collective op id: every participant must use the same id for one collective call. */
+  nextOpId(): number {
+    return this.nextOp++
+  }
+
+  private spawnFor(rank: number, timeoutMs: number): Promise<void> {
+    const spawn = this.opts.spawn
+    if (!spawn)
+      throw new CodebookError(
+        'POOL_NO_SPAWN',
+        `cannot start a worker for rank ${rank}: this pool does not spawn`,
+      )
+    const token = `r${rank}-g${this.generation++}`
+    const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token])
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waitingTokens.delete(token)
+        child.kill('SIGKILL')
+        reject(
+          new CodebookError(
+            'POOL_REGISTER_TIMEOUT',
+            `worker for rank ${rank} did not register within ${timeoutMs} ms`,
+          ),
+        )
+      }, timeoutMs)
+      child.once('exit', (code, signal) => {
+        if (!this.waitingTokens.has(token)) return
+        clearTimeout(timer)
+        this.waitingTokens.delete(token)
+        reject(
+          new CodebookError(
+            'WORKER_START_FAILED',
+            `worker for rank ${rank} exited before registering (${signal ?? code})`,
+          ),
+        )
+      })
+      this.waitingTokens.set(token, (channel, body) => {
+        clearTimeout(timer)
+        this.adopt(rank, channel, body, child)
+        resolve()
+      })
+    })
+  }
+
+  private adopt(
+    rank: number,
+    channel: ControlChannel,
+    body: ControlMessage['body'],
+    child: ChildProcess | null,
+  ): void {
+    const w: WorkerRecord = {
+      rank,
+      channel,
+      child,
+      addr: { host: body.host as string, port: body.port as number },
+      reportedRack: (body.rack as string | null) ?? null,
+      alive: true,
+      pending: new Map(),
+    }
+    this.workers[rank] = w
+    channel.onMessage((m) => {
+      if (m.body.type !== 'reply') return
+      const p = w.pending.get(m.body.id as number)
+      if (!p) return
+      w.pending.delete(m.body.id as number)
+      if (m.body.ok) p.resolve(m)
+      else {
+        const e = m.body.error as { code: string; message: string; ranks?: number[] }
+        p.reject(new WorkerRequestError(rank, e.code, e.message, e.ranks ?? []))
+      }
+    })
+    channel.onClose(() => {
+      if (this.workers[rank] !== w) return
+      w.alive = false
+      const err = new WorkerLostError(rank)
+      for (const p of w.pending.values()) p.reject(err)
+      w.pending.clear()
+      for (const l of this.lostListeners) l(rank)
+    })
+  }
+
+  /** Sends a request to worker `rank` and resolves to its reply (rejects with the worker's coded error or WORKER_LOST). */
+  request(rank: number, body: ControlMessage['body'], blobs: Uint8Array[] = []): Promise<ControlMessage> {
+    const w = this.workers[rank]
+    if (!w?.alive) return Promise.reject(new WorkerLostError(rank))
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      w.pending.set(id, { resolve, reject })
+      w.channel.send({ ...body, id }, blobs)
+    })
+  }
+
+  /**
+   * Replaces lost worker `rank` with a freshly spawned process that takes its rank, then tells
+   * every live worker the new address.
+   */
+  async replace(rank: number): Promise<void> {
+    const old = this.workers[rank]
+    old?.child?.kill('SIGKILL')
+    await this.spawnFor(rank, this.opts.registerTimeoutMs ?? 60_000)
+    const peers = this.workers.map((w) => w.addr)
+    await this.request(rank, { type: 'setup', rank, peers, racks: this.racks, chunkBytes: this.chunkBytes })
+    await Promise.all(
+      this.workers
+        .filter((w) => w.alive && w.rank !== rank)
+        .map((w) => this.request(w.rank, { type: 'peers', peers, racks: this.racks })),
+    )
+  }
+
+  /** Sets the data-plane chunk size on every worker. */
+  async setChunkBytes(chunkBytes: number): Promise<void> {
+    this.chunkBytes = chunkBytes
+    await Promise.all(this.workers.map((w) => this.request(w.rank, { type: 'chunk-bytes', chunkBytes })))
+  }
+
+  /** Runs one synthetic collective on the spec's ranks and resolves to each participant's outcome, in group order. */
+  async runCollective(
+    spec: Partial<CollectiveSpec> & Pick<CollectiveSpec, 'op' | 'ranks' | 'bytes'>,
+  ): Promise<CollectiveOutcome[]> {
+    const opId = this.nextOpId()
+    const replies = await Promise.all(
+      spec.ranks.map((r) => this.request(r, { type: 'collective', opId, spec })),
+    )
+    return replies.map((m) => m.body.result as CollectiveOutcome)
+  }
+
+  /** Shuts every worker down, waits briefly for spawned processes to exit, and closes the listener. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.workers.map(async (w) => {
+        if (!w) return
+        const exited =
+          w.child && w.child.exitCode === null && w.child.signalCode === null
+            ? new Promise<void>((r) => w.child!.once('exit', () => r()))
+            : Promise.resolve()
+        if (w.alive) w.channel.send({ type: 'shutdown', id: 0 })
+        const timer = setTimeout(() => w.child?.kill('SIGKILL'), 3000)
+        await exited
+        clearTimeout(timer)
+        w.channel.close()
+      }),
+    )
+    await new Promise<void>((r) => this.server.close(() => r()))
+  }
+}

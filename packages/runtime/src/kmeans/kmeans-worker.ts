@@ -1,0 +1,217 @@
+import type { StageName } from '@codebook/shared'
+import { type BroadcastAlgorithm, broadcast } from '../collectives/broadcast/index.ts'
+import type { Group } from '../collectives/group.ts'
+import { blockBounds } from '../collectives/group.ts'
+import { createPartials, type Partials } from '../collectives/regroup/partials.ts'
+import { type AggregationMode, combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
+import { CodebookError } from '../errors.ts'
+import { openNpy } from '../formats/index.ts'
+import { asFloat32, bytesOf } from '../job/control-channel.ts'
+import type { ByteTotals } from '../transport/byte-counters.ts'
+import type { DataPlane } from '../transport/data-plane.ts'
+import { type KernelFactory, kernelFactory as namedKernel } from './kernel-registry.ts'
+import type { AssignKernel } from './kernels/assign-kernel.ts'
+
+/** Where a worker's partition comes from: rows of a .npy file, or rows sent by the driver. */
+export type PartitionSpec = { kind: 'npy'; file: string; start: number; count: number } | { kind: 'inline' }
+
+/** The `kmeans-load` request. */
+export interface LoadRequest {
+  d: number
+  slots: number
+  /** Kernel name from the registry; ignored when the worker was given a kernel factory in-process. */
+  kernel?: string
+  partition: PartitionSpec
+}
+
+/** The `kmeans-iterate` request: one iteration's ops and algorithms. */
+export interface IterateRequest {
+  iteration: number
+  k: number
+  d: number
+  /** Global ranks of all workers (group order), and the broadcast root as a group index. */
+  ranks: number[]
+  root: number
+  ops: { broadcast: number; shuffle: number; reduce: number; combine: number }
+  broadcast: { algorithm: BroadcastAlgorithm; order: number[]; ackWindowMs?: number }
+  aggregation: AggregationMode
+  /** Map tasks per group member. */
+  taskCounts: number[]
+  timeoutMs?: number
+}
+
+/** What a worker reports after an iteration (the root also returns the combined sums and counts as blobs). */
+export interface IterateResult {
+  rank: number
+  points: number
+  stages: Record<StageName, { ms: number; bytes: ByteTotals }>
+  inertia: number
+  reassigned: number
+  sparseMessages: number
+  denseMessages: number
+  skipped: number[]
+}
+
+interface MapTask {
+  points: Float32Array
+  labels: Int32Array
+  kernel: AssignKernel
+}
+
+/**
+ * A worker's K-means state: its partition split into `slots` map tasks, loaded once and kept in
+ * memory across iterations (with each task's previous labels, to count reassignments).
+ */
+export class KmeansWorkerState {
+  private tasks: MapTask[] = []
+  private d = 0
+
+  constructor(
+    private readonly factory: KernelFactory | null,
+    private readonly now: () => number,
+  ) {}
+
+  /** Loads (or reloads) this worker's partition and builds one kernel per map task. */
+  async load(req: LoadRequest, blobs: Uint8Array[]): Promise<{ points: number; tasks: number }> {
+    await this.dispose()
+    let rows: Float32Array
+    if (req.partition.kind === 'inline') rows = asFloat32(blobs[0] ?? new Uint8Array(0))
+    else {
+      const f = await openNpy(req.partition.file)
+      try {
+        if (f.d !== req.d)
+          throw new CodebookError(
+            'KMEANS_BAD_PARTITION',
+            `${req.partition.file}: d = ${f.d}, the run expects ${req.d}`,
+          )
+        const raw = await f.readRows(req.partition.start, req.partition.count)
+        // uint8 (quantised HOG) is widened once here, so kernels only ever see float32.
+        rows = raw instanceof Float32Array ? raw : Float32Array.from(raw)
+      } finally {
+        await f.close()
+      }
+    }
+    this.d = req.d
+    const n = req.d === 0 ? 0 : rows.length / req.d
+    const factory = this.factory ?? namedKernel(req.kernel ?? 'reference')
+    const b = blockBounds(n, Math.max(1, req.slots))
+    for (let t = 0; t < Math.max(1, req.slots); t++) {
+      const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
+      this.tasks.push({
+        points: pts,
+        labels: new Int32Array(b[t + 1]! - b[t]!).fill(-1),
+        kernel: await factory(),
+      })
+    }
+    return { points: n, tasks: this.tasks.length }
+  }
+
+  /** Runs one iteration's five stages at this worker. */
+  async iterate(
+    plane: DataPlane,
+    req: IterateRequest,
+    blobs: Uint8Array[],
+  ): Promise<{ result: IterateResult; blobs: Uint8Array[] }> {
+    const { k, d } = req
+    if (d !== this.d)
+      throw new CodebookError('KMEANS_NOT_LOADED', `worker ${plane.rank}: no partition of width ${d} loaded`)
+    const g = (op: number): Group => ({ plane, ranks: req.ranks, op, timeoutMs: req.timeoutMs })
+    const me = req.ranks.indexOf(plane.rank)
+    const ms: Record<StageName, number> = { broadcast: 0, map: 0, shuffle: 0, reduce: 0, combine: 0 }
+
+    let t = this.now()
+    const input = me === req.root ? (blobs[0] ?? new Uint8Array(0)) : null
+    const bc = await broadcast(g(req.ops.broadcast), req.root, input, req.broadcast)
+    if (bc.skipped.length > 0) {
+      // A member the chain routed around has no centroids, so this iteration cannot complete:
+      // fail it and name the unreachable workers so the driver replaces them and re-runs.
+      const ranks = bc.skipped.map((i) => req.ranks[i]!)
+      throw Object.assign(
+        new CodebookError(
+          'BROADCAST_SKIPPED',
+          `workers ${ranks.join(', ')} refused connections during the broadcast`,
+        ),
+        { ranks },
+      )
+    }
+    // The broadcast buffer is a fresh allocation (or the control blob), so it is 4-aligned.
+    const centroids = asFloat32(bc.data.byteOffset % 4 === 0 ? bc.data : new Uint8Array(bc.data))
+    ms.broadcast = this.now() - t
+
+    t = this.now()
+    const partials: Partials[] = []
+    let inertia = 0
+    let reassigned = 0
+    let points = 0
+    // The map tasks' kernels run concurrently (native kernels use their own threads); partial
+    // sums are then accumulated task by task, in a fixed order, so results do not depend on timing.
+    const assigned = await Promise.all(
+      this.tasks.map((task) => task.kernel.assign(task.points, centroids, d)),
+    )
+    for (const [ti, task] of this.tasks.entries()) {
+      const part = createPartials(k, d)
+      const a = assigned[ti]!
+      const n = task.labels.length
+      points += n
+      for (let i = 0; i < n; i++) {
+        const j = a.labels[i]!
+        if (j !== task.labels[i]) reassigned++
+        part.counts[j] += 1
+        const o = j * d
+        const s = i * d
+        for (let c = 0; c < d; c++) part.sums[o + c] += task.points[s + c]!
+        inertia += a.distancesSq[i]!
+      }
+      task.labels = a.labels
+      partials.push(part)
+    }
+    ms.map = this.now() - t
+
+    const r = await regroup(
+      g(req.ops.shuffle),
+      { shuffle: req.ops.shuffle, reduce: req.ops.reduce },
+      partials,
+      req.taskCounts,
+      req.aggregation,
+      k,
+      d,
+      this.now,
+    )
+    ms.shuffle = r.shuffleMs
+    ms.reduce = r.reduceMs
+
+    t = this.now()
+    const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation)
+    ms.combine = this.now() - t
+
+    const opOf: Record<StageName, number | null> = {
+      broadcast: req.ops.broadcast,
+      map: null,
+      shuffle: req.ops.shuffle,
+      reduce: req.ops.reduce,
+      combine: req.ops.combine,
+    }
+    const stages = {} as IterateResult['stages']
+    for (const s of Object.keys(ms) as StageName[]) {
+      const op = opOf[s]
+      stages[s] = { ms: ms[s], bytes: op === null ? plane.counters.takeOp(-1) : plane.counters.takeOp(op) }
+    }
+    const result: IterateResult = {
+      rank: plane.rank,
+      points,
+      stages,
+      inertia,
+      reassigned,
+      sparseMessages: r.sparseMessages,
+      denseMessages: r.denseMessages,
+      skipped: bc.skipped,
+    }
+    return { result, blobs: full ? [bytesOf(full.sums), bytesOf(full.counts)] : [] }
+  }
+
+  /** Releases every task's kernel. */
+  async dispose(): Promise<void> {
+    for (const t of this.tasks) await t.kernel.dispose()
+    this.tasks = []
+  }
+}

@@ -1,0 +1,209 @@
+import { IterationReport } from '@codebook/shared'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
+import { blockBounds } from '../collectives/group.ts'
+import { createPartials, encodedBytes } from '../collectives/regroup/partials.ts'
+import { aggregationModes } from '../collectives/regroup/regroup.ts'
+import { spawnLocalWorker } from '../job/spawn.ts'
+import { WorkerPool } from '../job/worker-pool.ts'
+import { createRng } from '../random/rng.ts'
+import { assignReference } from './kernels/reference-kernel.ts'
+import { lloydReference } from './lloyd-reference.ts'
+import { type KmeansRunOptions, runKmeans } from './run-kmeans.ts'
+
+/** Seeded overlapping Gaussian blobs: `k` centres in [−3, 3]^d, unit noise (so Lloyd takes many iterations). */
+function blobs(n: number, d: number, k: number, seed: number): Float32Array {
+  const rng = createRng(seed)
+  const centres = Array.from({ length: k * d }, () => rng.next() * 6 - 3)
+  const out = new Float32Array(n * d)
+  for (let i = 0; i < n; i++) {
+    const c = rng.int(k)
+    for (let t = 0; t < d; t++) out[i * d + t] = centres[c * d + t]! + rng.normal()
+  }
+  return out
+}
+
+function expectClose(actual: Float32Array, expected: Float32Array, rel: number): void {
+  expect(actual.length).toBe(expected.length)
+  let worst = 0
+  for (let i = 0; i < actual.length; i++) {
+    const err = Math.abs(actual[i]! - expected[i]!) / Math.max(1, Math.abs(expected[i]!))
+    worst = Math.max(worst, err)
+  }
+  expect(worst).toBeLessThanOrEqual(rel)
+}
+
+const P = 3
+const SLOTS = 4
+const D = 6
+const K = 9
+const N = 1200
+const points = blobs(N, D, K, 11)
+// Given init (the first K vectors): a poor start, so runs take many iterations and split no clusters.
+const init = points.slice(0, K * D)
+let pool: WorkerPool
+
+beforeAll(async () => {
+  pool = await WorkerPool.start({
+    workers: P,
+    spawn: spawnLocalWorker,
+    chunkBytes: 1024,
+    racks: ['a', 'a', 'b'],
+  })
+})
+afterAll(async () => {
+  await pool?.close()
+})
+
+function options(over: Partial<KmeansRunOptions> = {}): KmeansRunOptions {
+  return {
+    data: { kind: 'inline', points, d: D },
+    init,
+    maxIterations: 60,
+    tol: 0,
+    slots: SLOTS,
+    broadcast: 'chain',
+    chainOrder: 'topology',
+    aggregation: 'local',
+    seed: 3,
+    now: () => performance.now(),
+    ...over,
+  }
+}
+
+describe('K-means on the runtime', () => {
+  const reference = lloydReference(points, D, init, { maxIterations: 60, tol: 0, seed: 3 })
+
+  it('equals the single-process reference Lloyd for every broadcast and aggregation mode', async () => {
+    expect(reference.iterations).toBeLessThan(30)
+    for (const broadcast of broadcastAlgorithms) {
+      for (const aggregation of aggregationModes) {
+        const reports: IterationReport[] = []
+        const run = await runKmeans(
+          pool,
+          options({ broadcast, aggregation, onIteration: (r) => reports.push(r) }),
+        )
+        expect(run.iterations, `${broadcast}/${aggregation}`).toBe(reference.iterations)
+        expectClose(run.centroids, reference.centroids, 1e-4)
+        expect(Math.abs(run.inertia - reference.inertia.at(-1)!) / reference.inertia.at(-1)!).toBeLessThan(
+          1e-6,
+        )
+        for (const r of reports) IterationReport.parse(r)
+        expect(reports.map((r) => r.reassigned)).toEqual(reference.reassigned)
+        // The broadcast moves k·d float32 to each of the p − 1 other workers, whatever the algorithm.
+        for (const r of reports) {
+          const received = r.workers.reduce((s, w) => s + w.stages.broadcast.bytesReceived, 0)
+          expect(received).toBe((P - 1) * K * D * 4)
+        }
+      }
+    }
+  })
+
+  it('stops on the relative inertia change when tol > 0', async () => {
+    const ref = lloydReference(points, D, init, { maxIterations: 60, tol: 1e-3, seed: 3 })
+    const run = await runKmeans(pool, options({ tol: 1e-3 }))
+    expect(run.iterations).toBe(ref.iterations)
+    expectClose(run.centroids, ref.centroids, 1e-4)
+  })
+
+  it('local aggregation cuts shuffle bytes by the slots per node, exactly as computed from the data', async () => {
+    const bytesOf = async (aggregation: 'direct' | 'local') => {
+      const reports: IterationReport[] = []
+      await runKmeans(pool, options({ aggregation, maxIterations: 1, onIteration: (r) => reports.push(r) }))
+      return reports[0]!.stages.shuffle.bytes
+    }
+    const direct = await bytesOf('direct')
+    const local = await bytesOf('local')
+    // Independent expectation: assign every vector by brute force, partition rows like the
+    // driver (workers, then map tasks), and size every message the workers must send.
+    const labels = assignReference(points, init, D).labels
+    const rows = blockBounds(N, P)
+    const blocks = blockBounds(K, P)
+    let expectDirect = 0
+    let expectLocal = 0
+    for (let w = 0; w < P; w++) {
+      const node = createPartials(K, D)
+      const tasks = blockBounds(rows[w + 1]! - rows[w]!, SLOTS)
+      for (let t = 0; t < SLOTS; t++) {
+        const part = createPartials(K, D)
+        for (let i = rows[w]! + tasks[t]!; i < rows[w]! + tasks[t + 1]!; i++) {
+          part.counts[labels[i]!] += 1
+          node.counts[labels[i]!] += 1
+        }
+        for (let j = 0; j < P; j++)
+          if (j !== w) expectDirect += encodedBytes(part, blocks[j]!, blocks[j + 1]!)
+      }
+      for (let j = 0; j < P; j++) if (j !== w) expectLocal += encodedBytes(node, blocks[j]!, blocks[j + 1]!)
+    }
+    expect(direct).toBe(expectDirect)
+    expect(local).toBe(expectLocal)
+    expect(direct / local).toBeGreaterThan(SLOTS * 0.8)
+    expect(direct / local).toBeLessThanOrEqual(SLOTS)
+  })
+})
+
+describe('empty clusters and sparse intermediate data', () => {
+  it('splits an empty cluster like the reference and sends sparse blocks when they are smaller', async () => {
+    // Centroid 1 duplicates centroid 0, so ties leave cluster 1 empty in the first iteration.
+    const dup = init.slice()
+    dup.set(init.subarray(0, D), D)
+    const k = 40
+    const wide = points.slice(0, k * D)
+    wide.set(dup, 0)
+    const reference = lloydReference(points, D, wide, { maxIterations: 8, tol: 0, seed: 3 })
+    const reports: IterationReport[] = []
+    const run = await runKmeans(
+      pool,
+      options({ init: wide, maxIterations: 8, aggregation: 'direct', onIteration: (r) => reports.push(r) }),
+    )
+    expect(reports[0]!.emptyClustersSplit).toBeGreaterThanOrEqual(1)
+    expect(reports.some((r) => r.encoding.sparseMessages > 0)).toBe(true)
+    expectClose(run.centroids, reference.centroids, 1e-4)
+  })
+})
+
+describe('fault tolerance', () => {
+  it('a worker killed mid-run (SIGKILL) is replaced and the run ends with the undisturbed centroids', async () => {
+    const undisturbed = await runKmeans(pool, options({ maxIterations: 6 }))
+    const victim = pool.child(1)!
+    const reports: IterationReport[] = []
+    const run = await runKmeans(
+      pool,
+      options({
+        maxIterations: 6,
+        onIteration: (r) => {
+          reports.push(r)
+          // Killed while the driver is already sending the next iteration.
+          if (r.iteration === 2) victim.kill('SIGKILL')
+        },
+      }),
+    )
+    expect(victim.signalCode).toBe('SIGKILL')
+    expect(pool.child(1)).not.toBe(victim)
+    expect(reports.reduce((s, r) => s + r.restarts, 0)).toBeGreaterThanOrEqual(1)
+    expect(run.iterations).toBe(undisturbed.iterations)
+    expectClose(run.centroids, undisturbed.centroids, 1e-6)
+  })
+
+  it('a worker that refuses data-plane connections is routed around, replaced, and the iteration re-run', async () => {
+    const undisturbed = await runKmeans(
+      pool,
+      options({ maxIterations: 3, broadcast: 'chain', chainOrder: 'rank' }),
+    )
+    const refusing = pool.child(2)!
+    await pool.request(2, { type: 'close-listener' })
+    const reports: IterationReport[] = []
+    const run = await runKmeans(
+      pool,
+      options({
+        maxIterations: 3,
+        broadcast: 'chain',
+        chainOrder: 'rank',
+        onIteration: (r) => reports.push(r),
+      }),
+    )
+    expect(reports[0]!.restarts).toBe(1)
+    expect(pool.child(2)).not.toBe(refusing)
+    expectClose(run.centroids, undisturbed.centroids, 1e-6)
+  })
+})

@@ -1,0 +1,43 @@
+import { Topology, topologyNodes } from '@codebook/shared'
+import { describe, expect, it } from 'vitest'
+import { createRng } from '../random/rng.ts'
+import { chainOrder, rackCrossings } from './chain-order.ts'
+import { generateTopology } from './generate.ts'
+import { workerRacks } from './load-topology.ts'
+
+describe('generateTopology', () => {
+  it('builds sites × racks × nodes with unique names that the schema accepts', () => {
+    const t = generateTopology({ racks: 3, nodesPerRack: 4, nodeGbps: 1, uplinkGbps: 10, sites: 2 })
+    expect(Topology.safeParse(t).success).toBe(true)
+    const nodes = topologyNodes(t)
+    expect(nodes).toHaveLength(24)
+    expect(new Set(nodes.map((n) => n.node.name)).size).toBe(24)
+    expect(nodes[5]!.rack).toBe('rack-1')
+    expect(nodes[12]!.site).toBe('site-1')
+    expect(t.siteLinks!.bandwidthGbps).toEqual([
+      [0, 10],
+      [10, 0],
+    ])
+    expect(workerRacks(t, 6)).toEqual(['rack-0', 'rack-0', 'rack-0', 'rack-0', 'rack-1', 'rack-1'])
+  })
+})
+
+describe('chainOrder', () => {
+  const racks = ['a', 'b', 'c', 'a', 'b', 'c', 'a', 'b']
+  it('topology order keeps racks contiguous: R − 1 crossings from any root', () => {
+    for (let root = 0; root < racks.length; root++) {
+      const order = chainOrder('topology', racks, root)
+      expect(order[0]).toBe(root)
+      expect([...order].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+      expect(rackCrossings(order, racks)).toBe(2)
+    }
+  })
+  it('rank order wraps from the root; random order is a seeded permutation', () => {
+    expect(chainOrder('rank', racks, 5)).toEqual([5, 6, 7, 0, 1, 2, 3, 4])
+    expect(rackCrossings(chainOrder('rank', racks, 0), racks)).toBe(7)
+    const a = chainOrder('random', racks, 2, createRng(9))
+    expect(a).toEqual(chainOrder('random', racks, 2, createRng(9)))
+    expect(a[0]).toBe(2)
+    expect([...a].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+  })
+})
