@@ -4,5 +4,10 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: { conditions: ['@codebook/source'] },
   ssr: { resolve: { conditions: ['@codebook/source'] } },
-  test: { include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+  test: {
+    include: ['src/**/*.test.ts'],
+    globalSetup: ['src/test-support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
 })

@@ -1,1 +1,5 @@
-export {}
+export { buildApp } from './app.ts'
+export type { Config } from './config.ts'
+export { loadConfig } from './config.ts'
+export type { RunningServer } from './start-server.ts'
+export { startServer } from './start-server.ts'

@@ -90,8 +90,12 @@ export type DatasetPreview = z.infer<typeof DatasetPreview>
 /** socket.io event the server emits to every client while a dataset is processed: `dataset:event`. */
 export const DatasetEvent = z.object({
   datasetId: z.string(),
-  type: z.enum(['progress', 'state']),
-  /** progress: { fraction, rows }; state: the whole Dataset record. */
+  type: z.enum(['progress', 'state', 'deleted']),
+  /** progress: { fraction, rows }; state: the whole Dataset record; deleted: {} (the dataset is gone). */
   data: z.record(z.string(), z.unknown()),
 })
 export type DatasetEvent = z.infer<typeof DatasetEvent>
+
+/** `GET /api/uploads/:uploadId`: the dataset a finished tus upload became (the tus response may have been lost). */
+export const UploadDataset = z.object({ datasetId: z.string() })
+export type UploadDataset = z.infer<typeof UploadDataset>

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import fastifyRateLimit from '@fastify/rate-limit'
+import fastifyStatic from '@fastify/static'
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import type { Config } from './config.ts'
+import { datasetRoutes } from './datasets/dataset-routes.ts'
+import { datasetsPlugin } from './datasets/datasets-plugin.ts'
+import { uploadRoutes } from './datasets/upload-routes.ts'
+import { dbPlugin } from './db/db-plugin.ts'
+import { healthRoutes } from './health/health-routes.ts'
+import { homePlugin } from './home/home-plugin.ts'
+import { ApiError } from './http/api-error.ts'
+import { errorPlugin } from './http/error-plugin.ts'
+import { realtimePlugin } from './realtime/realtime-plugin.ts'
+
+/** Write requests one client IP may make per minute. Generous: it guards against runaway scripts, not users. */
+export const WRITE_RATE_LIMIT_PER_MINUTE = 300
+
+/** Body limit of ordinary JSON requests; uploads have their own (CODEBOOK_MAX_UPLOAD_BYTES). */
+const JSON_BODY_LIMIT = 1024 * 1024
+
+/** Reads and tus chunk uploads are not rate limited: a multi-GB upload is thousands of PATCHes. */
+function exemptFromRateLimit(request: FastifyRequest): boolean {
+  const method = request.method
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return true
+  return method === 'PATCH' && request.url.startsWith('/files/')
+}
+
+/**
+ * Builds the server (plugins, routes, database migrated, home locked) without listening.
+ * Close the returned app to release the home lock and the database.
+ * @throws CodebookError `HOME_LOCKED` when another server holds `config.home`.
+ */
+export async function buildApp(config: Config): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    genReqId: () => randomUUID(),
+    bodyLimit: JSON_BODY_LIMIT,
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+
+  const webDist = config.webDist
+  const serveWeb = webDist !== undefined && existsSync(join(webDist, 'index.html'))
+  if (webDist !== undefined && !serveWeb) {
+    app.log.warn(
+      { webDist },
+      'web UI not served: no index.html there (build apps/web or set CODEBOOK_WEB_DIR)',
+    )
+  }
+
+  try {
+    await app.register(errorPlugin, { spaFallback: serveWeb })
+    await app.register(homePlugin, { home: config.home })
+    await app.register(dbPlugin, { databaseUrl: config.databaseUrl, pgliteDir: app.home.db })
+    await app.register(realtimePlugin)
+    await app.register(fastifyRateLimit, {
+      global: true,
+      max: WRITE_RATE_LIMIT_PER_MINUTE,
+      timeWindow: 60_000,
+      allowList: exemptFromRateLimit,
+      errorResponseBuilder: (_request, context) =>
+        new ApiError(
+          429,
+          'RATE_LIMITED',
+          `too many write requests (limit ${context.max} per minute); retry in ${context.after}`,
+        ),
+    })
+    await app.register(fastifySwagger, {
+      openapi: {
+        info: {
+          title: 'Codebook API',
+          description:
+            'Datasets, runs and vocabularies of the Codebook job server. Errors: { code, message, reqId }.',
+          version: '0.1.0',
+        },
+      },
+      transform: jsonSchemaTransform,
+    })
+    await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
+    await app.register(datasetsPlugin, { seedDemo: config.seedDemo })
+    await app.register(healthRoutes, { prefix: '/api' })
+    await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
+    await app.register(uploadRoutes, { maxUploadBytes: config.maxUploadBytes })
+    if (serveWeb) await app.register(fastifyStatic, { root: webDist })
+    await app.ready()
+  } catch (err) {
+    await app.close().catch(() => undefined)
+    throw err
+  }
+  return app
+}

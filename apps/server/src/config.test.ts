@@ -1,0 +1,51 @@
+import { resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from './config.ts'
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      home: resolve(process.cwd(), '.codebook'),
+      databaseUrl: undefined,
+      seedDemo: true,
+      logLevel: 'info',
+      maxUploadBytes: 64 * 1024 ** 3,
+    })
+    expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
+  })
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      CODEBOOK_HOME: '/srv/codebook',
+      DATABASE_URL: 'postgres://u:p@db:5432/codebook',
+      CODEBOOK_WEB_DIR: '',
+      CODEBOOK_SEED_DEMO: 'false',
+      LOG_LEVEL: 'debug',
+      CODEBOOK_MAX_UPLOAD_BYTES: '1048576',
+    })
+    expect(config).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      home: '/srv/codebook',
+      databaseUrl: 'postgres://u:p@db:5432/codebook',
+      webDist: undefined,
+      seedDemo: false,
+      logLevel: 'debug',
+      maxUploadBytes: 1048576,
+    })
+  })
+
+  it('rejects bad values with CONFIG_INVALID naming the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }))
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/)
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/)
+    expect(() => loadConfig({ CODEBOOK_SEED_DEMO: 'maybe' })).toThrow(/CODEBOOK_SEED_DEMO/)
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/)
+    expect(() => loadConfig({ CODEBOOK_MAX_UPLOAD_BYTES: '-1' })).toThrow(/CODEBOOK_MAX_UPLOAD_BYTES/)
+  })
+})

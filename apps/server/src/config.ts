@@ -1,0 +1,96 @@
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CodebookError } from '@codebook/runtime'
+import { z } from 'zod'
+
+/** Server configuration, parsed once from the environment by {@link loadConfig} and passed down. */
+export interface Config {
+  /** TCP port to listen on; 0 picks a free one. */
+  port: number
+  /** Interface to listen on. */
+  host: string
+  /** Absolute path of the data home: database, datasets, uploads. */
+  home: string
+  /** PostgreSQL URL; undefined means embedded PGlite under `$home/db`. */
+  databaseUrl: string | undefined
+  /** Directory of the built web UI to serve; undefined disables serving it. */
+  webDist: string | undefined
+  /** Whether to create the demo dataset on the first start of a home. */
+  seedDemo: boolean
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  logLevel: string
+  /** Largest accepted upload in bytes (tus and direct). */
+  maxUploadBytes: number
+}
+
+// Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
+const defaultWebDist = fileURLToPath(new URL('../../web/dist', import.meta.url))
+
+const GiB = 1024 ** 3
+
+const booleanText = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes')
+
+/** Empty strings count as unset, so `FOO= npm start` behaves like leaving FOO out. */
+function unsetIfEmpty(value: unknown): unknown {
+  return value === '' ? undefined : value
+}
+
+const EnvSchema = z.object({
+  PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).default(8080)),
+  HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
+  CODEBOOK_HOME: z.preprocess(unsetIfEmpty, z.string().default('./.codebook')),
+  DATABASE_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  // Unset → the web package's dist; set to an empty string → do not serve a UI (API only).
+  CODEBOOK_WEB_DIR: z.string().optional(),
+  CODEBOOK_SEED_DEMO: z.preprocess(unsetIfEmpty, booleanText.default(true)),
+  LOG_LEVEL: z.preprocess(
+    unsetIfEmpty,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  CODEBOOK_MAX_UPLOAD_BYTES: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(64 * GiB),
+  ),
+})
+
+/**
+ * Parses the server configuration from environment variables (see CONTEXT.md for the table).
+ * This is the only place that reads the environment; pass `process.env` from the entry point.
+ * @throws CodebookError `CONFIG_INVALID` naming the variable and what was wrong with it.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    throw new CodebookError('CONFIG_INVALID', `invalid environment: ${problems.join('; ')}`)
+  }
+  const e = parsed.data
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    home: resolve(process.cwd(), e.CODEBOOK_HOME),
+    databaseUrl: e.DATABASE_URL,
+    webDist:
+      e.CODEBOOK_WEB_DIR === undefined
+        ? defaultWebDist
+        : e.CODEBOOK_WEB_DIR === ''
+          ? undefined
+          : resolve(process.cwd(), e.CODEBOOK_WEB_DIR),
+    seedDemo: e.CODEBOOK_SEED_DEMO,
+    logLevel: e.LOG_LEVEL,
+    maxUploadBytes: e.CODEBOOK_MAX_UPLOAD_BYTES,
+  }
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { createDatasetRepo } from './dataset-repo.ts'
+import { createDatasetService, type DatasetService } from './dataset-service.ts'
+import { seedDemo } from './demo-seed.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Dataset service: background imports, list, preview, delete. */
+    datasets: DatasetService
+  }
+}
+
+/** Options of {@link datasetsPlugin}. */
+export interface DatasetsPluginOptions {
+  seedDemo: boolean
+}
+
+async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginOptions): Promise<void> {
+  const repo = createDatasetRepo(app.db)
+  const service = createDatasetService({
+    repo,
+    paths: app.home,
+    emit: (event) => app.io.emit('dataset:event', event),
+    log: app.log,
+  })
+  app.decorate('datasets', service)
+
+  const recovered = await service.recoverInterrupted()
+  if (recovered > 0)
+    app.log.warn({ count: recovered }, 'imports interrupted by the last shutdown marked failed')
+
+  let seeding: Promise<unknown> = Promise.resolve()
+  if (options.seedDemo) {
+    // In the background: building the demo file takes a moment and must not delay listening.
+    app.addHook('onReady', async () => {
+      seeding = seedDemo({ repo, service, paths: app.home, log: app.log }).catch((err) =>
+        app.log.error({ err }, 'demo dataset could not be seeded'),
+      )
+    })
+  }
+
+  // preClose runs before any onClose, so imports are settled while the database is still open.
+  app.addHook('preClose', async () => {
+    await seeding
+    await service.shutdown()
+  })
+}
+
+/** Decorates `app.datasets`, recovers imports cut off by a restart, seeds the demo once. */
+export const datasetsPlugin = fp(datasetsPluginImpl, {
+  name: 'codebook-datasets',
+  fastify: '5.x',
+  dependencies: ['codebook-home', 'codebook-db', 'codebook-realtime'],
+})

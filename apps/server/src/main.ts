@@ -1,0 +1,39 @@
+import { CodebookError } from '@codebook/runtime'
+import { loadConfig } from './config.ts'
+import { startServer } from './start-server.ts'
+
+/**
+ * `npm start`: config from the environment, listen, and shut down gracefully on SIGINT/SIGTERM
+ * (running imports are settled, the database closed and the home lock released). A second
+ * signal exits at once.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env)
+  const server = await startServer(config)
+  server.app.log.info({ home: config.home }, `Codebook server listening on ${server.url}`)
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      server.app.log.warn(`${signal} again: exiting without waiting`)
+      process.exit(1)
+    }
+    stopping = true
+    server.app.log.info(`${signal}: shutting down`)
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        server.app.log.error({ err }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+main().catch((err: unknown) => {
+  const text =
+    err instanceof CodebookError ? `${err.code}: ${err.message}` : String((err as Error)?.stack ?? err)
+  process.stderr.write(`codebook server: ${text}\n`)
+  process.exit(1)
+})
