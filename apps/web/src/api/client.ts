@@ -1,0 +1,93 @@
+import { Dataset, DatasetList, DatasetPreview, ErrorBody, Health, UploadDataset } from '@codebook/shared'
+
+/** Anything with a zod-style `parse`; every response body goes through one before the UI sees it. */
+interface Parser<T> {
+  parse(value: unknown): T
+}
+
+/**
+ * An error answer of the API (`{ code, message, reqId }`), or a failure to reach it.
+ * Codes the client itself produces: NETWORK_ERROR (no answer), BAD_RESPONSE (an answer that
+ * does not match the shared schema).
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError'
+  readonly code: string
+  readonly status: number
+  readonly reqId: string | undefined
+
+  constructor(code: string, message: string, status: number, reqId?: string) {
+    super(message)
+    this.code = code
+    this.status = status
+    this.reqId = reqId
+  }
+}
+
+async function request<T>(method: string, path: string, parser: Parser<T> | null): Promise<T> {
+  let res: Response
+  try {
+    res = await fetch(path, { method, headers: { accept: 'application/json' } })
+  } catch (err) {
+    throw new ApiError('NETWORK_ERROR', `Could not reach the server (${String(err)})`, 0)
+  }
+  const text = await res.text()
+  let body: unknown = null
+  if (text !== '') {
+    try {
+      body = JSON.parse(text)
+    } catch {
+      throw new ApiError(
+        'BAD_RESPONSE',
+        `${method} ${path} answered ${res.status} with a non-JSON body`,
+        res.status,
+      )
+    }
+  }
+  if (!res.ok) {
+    const parsed = ErrorBody.safeParse(body)
+    if (parsed.success)
+      throw new ApiError(parsed.data.code, parsed.data.message, res.status, parsed.data.reqId)
+    throw new ApiError(`HTTP_${res.status}`, `${method} ${path} failed with status ${res.status}`, res.status)
+  }
+  if (parser === null) return undefined as T
+  try {
+    return parser.parse(body)
+  } catch (err) {
+    throw new ApiError(
+      'BAD_RESPONSE',
+      `${method} ${path}: unexpected response shape (${String(err)})`,
+      res.status,
+    )
+  }
+}
+
+/** `GET /api/health`: server status, version and database kind. */
+export function getHealth(): Promise<Health> {
+  return request('GET', '/api/health', Health)
+}
+
+/** `GET /api/datasets`: every dataset, newest first as the server orders them. */
+export async function listDatasets(): Promise<Dataset[]> {
+  return (await request('GET', '/api/datasets', DatasetList)).datasets
+}
+
+/** `GET /api/datasets/:id`. */
+export function getDataset(id: string): Promise<Dataset> {
+  return request('GET', `/api/datasets/${encodeURIComponent(id)}`, Dataset)
+}
+
+/** `GET /api/datasets/:id/preview?rows=N`: the first rows and the dataset's statistics. */
+export function getDatasetPreview(id: string, rows: number): Promise<DatasetPreview> {
+  return request('GET', `/api/datasets/${encodeURIComponent(id)}/preview?rows=${rows}`, DatasetPreview)
+}
+
+/** `DELETE /api/datasets/:id`: removes the record and its files. */
+export function deleteDataset(id: string): Promise<void> {
+  return request('DELETE', `/api/datasets/${encodeURIComponent(id)}`, null)
+}
+
+/** `GET /api/uploads/:uploadId`: the dataset a finished tus upload became. */
+export function getUploadDataset(uploadId: string): Promise<UploadDataset> {
+  return request('GET', `/api/uploads/${encodeURIComponent(uploadId)}`, UploadDataset)
+}

@@ -1,0 +1,69 @@
+import type { Dataset } from '@codebook/shared'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { deleteDataset, getDataset, getDatasetPreview, getHealth, listDatasets } from './client.ts'
+
+/** Query keys, in one place so socket events and mutations update the same cache entries. */
+export const queryKeys = {
+  health: ['health'] as const,
+  datasets: ['datasets'] as const,
+  dataset: (id: string) => ['datasets', id] as const,
+  preview: (id: string, rows: number) => ['datasets', id, 'preview', rows] as const,
+}
+
+/** Rows the detail page previews. */
+export const PREVIEW_ROWS = 20
+
+// Socket events are the live feed; polling while something is processing is the fallback for a
+// dropped socket, slow enough not to matter when the socket works.
+const PROCESSING_POLL_MS = 2_000
+
+/** Server health, re-checked every 15 s so the header notices a server that went away. */
+export function useHealth() {
+  return useQuery({ queryKey: queryKeys.health, queryFn: getHealth, refetchInterval: 15_000, retry: false })
+}
+
+/** Every dataset; polls while any is still processing. */
+export function useDatasets() {
+  return useQuery({
+    queryKey: queryKeys.datasets,
+    queryFn: listDatasets,
+    refetchInterval: (query) =>
+      query.state.data?.some((d) => d.status === 'processing') ? PROCESSING_POLL_MS : false,
+  })
+}
+
+/** One dataset; polls while it is processing. */
+export function useDataset(id: string) {
+  const queryClient = useQueryClient()
+  return useQuery({
+    queryKey: queryKeys.dataset(id),
+    queryFn: () => getDataset(id),
+    // Show the list's copy at once when the user clicks a row.
+    initialData: () => queryClient.getQueryData<Dataset[]>(queryKeys.datasets)?.find((d) => d.id === id),
+    initialDataUpdatedAt: () => queryClient.getQueryState(queryKeys.datasets)?.dataUpdatedAt,
+    refetchInterval: (query) => (query.state.data?.status === 'processing' ? PROCESSING_POLL_MS : false),
+  })
+}
+
+/** Preview rows and statistics of a ready dataset. */
+export function useDatasetPreview(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.preview(id, PREVIEW_ROWS),
+    queryFn: () => getDatasetPreview(id, PREVIEW_ROWS),
+    enabled,
+    staleTime: Number.POSITIVE_INFINITY, // a ready dataset never changes
+  })
+}
+
+/** Deletes a dataset and drops it from the cache. */
+export function useDeleteDataset() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: deleteDataset,
+    onSuccess: (_void, id) => {
+      queryClient.setQueryData<Dataset[]>(queryKeys.datasets, (list) => list?.filter((d) => d.id !== id))
+      queryClient.removeQueries({ queryKey: queryKeys.dataset(id) })
+      void queryClient.invalidateQueries({ queryKey: queryKeys.datasets })
+    },
+  })
+}

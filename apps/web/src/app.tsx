@@ -1,0 +1,120 @@
+import { lazy, Suspense } from 'react'
+import { Link, Redirect, Route, Switch, useRoute } from 'wouter'
+import { useHealth } from './api/queries.ts'
+import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
+import { ErrorBanner } from './components/error-banner.tsx'
+import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
+
+// The detail page carries ECharts (most of the bundle): load it when first opened.
+const DatasetDetailPage = lazy(() =>
+  import('./pages/datasets/dataset-detail-page.tsx').then((m) => ({ default: m.DatasetDetailPage })),
+)
+
+// Pages of the design that are not built yet: listed, visibly disabled, never faked.
+const COMING_SOON = ['Runs', 'Topology', 'Vocabularies', 'Evaluation', 'Labs'] as const
+
+/** The application shell: sidebar, header with server health, and the routed page. */
+export function App() {
+  const socket = useDatasetEventSocket()
+  return (
+    <div className="shell">
+      <Sidebar />
+      <div className="main">
+        <HeaderBar socket={socket} />
+        <main className="content">
+          <ErrorBanner />
+          <Switch>
+            <Route path="/">
+              <Redirect to="/datasets" replace />
+            </Route>
+            <Route path="/datasets" component={DatasetsPage} />
+            <Route path="/datasets/:id">
+              {(params) => (
+                <Suspense fallback={<div className="card loading">Loading…</div>}>
+                  <DatasetDetailPage key={params.id} id={params.id} />
+                </Suspense>
+              )}
+            </Route>
+            <Route>
+              <div className="page">
+                <div className="card empty">
+                  <strong>Page not found.</strong>
+                  <Link href="/datasets">Go to Datasets</Link>
+                </div>
+              </div>
+            </Route>
+          </Switch>
+        </main>
+      </div>
+    </div>
+  )
+}
+
+function Sidebar() {
+  const [onDatasets] = useRoute('/datasets/*?')
+  return (
+    <aside className="sidebar">
+      <div className="sidebar-inner">
+        <div className="brand">
+          <svg viewBox="0 0 24 24" className="brand-mark" aria-hidden="true">
+            <rect x="3" y="3" width="7" height="7" rx="1.5" />
+            <rect x="14" y="3" width="7" height="7" rx="1.5" opacity="0.55" />
+            <rect x="3" y="14" width="7" height="7" rx="1.5" opacity="0.55" />
+            <rect x="14" y="14" width="7" height="7" rx="1.5" opacity="0.3" />
+          </svg>
+          <span>Codebook</span>
+        </div>
+        <nav className="nav" aria-label="Main">
+          <div className="nav-section">Data</div>
+          <Link href="/datasets" className={`nav-item${onDatasets ? ' nav-item-active' : ''}`}>
+            Datasets
+          </Link>
+          <div className="nav-section">Coming soon</div>
+          {COMING_SOON.map((label) => (
+            <span
+              key={label}
+              className="nav-item nav-item-disabled"
+              aria-disabled="true"
+              title="Not built yet"
+            >
+              {label}
+              <span className="soon">soon</span>
+            </span>
+          ))}
+        </nav>
+        <div className="sidebar-foot">Visual vocabularies on a Map-Collective runtime</div>
+      </div>
+    </aside>
+  )
+}
+
+function HeaderBar(props: { socket: SocketStatus }) {
+  const health = useHealth()
+  const ok = health.data?.status === 'ok'
+  return (
+    <header className="topbar">
+      <div className="topbar-title">Dashboard</div>
+      <div className="topbar-status">
+        <span
+          className={`health ${ok ? 'health-ok' : health.isPending ? 'health-pending' : 'health-down'}`}
+          data-health={ok ? 'ok' : health.isPending ? 'pending' : 'down'}
+        >
+          <span className="health-dot" aria-hidden="true" />
+          {ok
+            ? `Server ok · v${health.data?.version} · ${health.data?.database}`
+            : health.isPending
+              ? 'Checking server…'
+              : 'Server unreachable'}
+        </span>
+        <span className={`health ${props.socket === 'live' ? 'health-ok' : 'health-pending'}`}>
+          <span className="health-dot" aria-hidden="true" />
+          {props.socket === 'live'
+            ? 'live events'
+            : props.socket === 'connecting'
+              ? 'connecting…'
+              : 'events offline'}
+        </span>
+      </div>
+    </header>
+  )
+}
