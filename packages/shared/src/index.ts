@@ -7,9 +7,29 @@ export {
   DatasetPreview,
   DatasetStatus,
   datasetFormats,
+  UploadDataset,
   UploadMetadata,
   VectorDtype,
   VectorStats,
 } from './datasets.ts'
 export { ErrorBody } from './errors.ts'
 export { Health } from './health.ts'
+export {
+  IterationReport,
+  StageName,
+  StageReport,
+  stageNames,
+  WorkerIterationReport,
+  WorkerStageReport,
+} from './runs.ts'
+export type { PlacedNode } from './topology.ts'
+export {
+  SiteLinks,
+  TOPOLOGY_VERSION,
+  Topology,
+  TopologyCore,
+  TopologyNode,
+  TopologyRack,
+  TopologySite,
+  topologyNodes,
+} from './topology.ts'
