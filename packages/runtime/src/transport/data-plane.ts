@@ -340,10 +340,12 @@ export class DataPlane {
       throw new CodebookError('PEER_CLOSED', `rank ${this.rank}: connection to rank ${to} is closed`)
     const h = encodeFrameHeader({ ...header, payloadBytes: payload.byteLength })
     // Corked so header and payload leave in one writev; the payload is a view, not a copy.
+    // Uncork in the same tick: deferring it (nextTick) let the caller's synchronous work after
+    // `await sendFrame` (a map stage) run first and hold the frame back for its whole duration.
     socket.cork()
     let ok = socket.write(h)
     if (payload.byteLength > 0) ok = socket.write(payload)
-    process.nextTick(() => socket.uncork())
+    socket.uncork()
     this.counters.sent(to, payload.byteLength, header.op)
     if (!ok) await waitDrain(socket)
   }
