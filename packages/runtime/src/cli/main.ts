@@ -1,5 +1,13 @@
 import { Command, CommanderError } from 'commander'
 import { CodebookError } from '../errors.ts'
+import { registerBenchCollective } from './commands/bench-collective.ts'
+import { registerConvert } from './commands/convert.ts'
+import { registerHog } from './commands/hog.ts'
+import { registerInspect } from './commands/inspect.ts'
+import { registerKmeans } from './commands/kmeans.ts'
+import { registerSimulate } from './commands/simulate.ts'
+import { registerTopology } from './commands/topology.ts'
+import { registerWorker } from './commands/worker.ts'
 
 /** Exit code for bad input or bad usage: the coded message goes to stderr. */
 export const EXIT_BAD_INPUT = 2
@@ -10,6 +18,14 @@ export function buildProgram(): Command {
     .description('Codebook: learn visual vocabularies on a Map-Collective runtime')
     .exitOverride()
     .showHelpAfterError()
+  registerInspect(program)
+  registerConvert(program)
+  registerHog(program)
+  registerKmeans(program)
+  registerWorker(program)
+  registerBenchCollective(program)
+  registerTopology(program)
+  registerSimulate(program)
   return program
 }
 
