@@ -17,3 +17,31 @@ export interface AssignKernel {
   /** Releases native resources (sessions, threads); the kernel is unusable afterwards. */
   dispose(): Promise<void>
 }
+
+/** The two nearest centroids of each of n points, row-major n × 2, nearest first. */
+export interface NearestTwo {
+  labels: Int32Array
+  distancesSq: Float32Array
+}
+
+/**
+ * A kernel that can also return a whole block of squared distances (n × k, row-major), with a
+ * bound on how far each computed value may be from the exact one. The accelerated algorithms
+ * (Hamerly, Yinyang) use it to initialise their bounds at BLAS speed: a lower bound computed from
+ * an inexact distance stays a lower bound once the error bound is subtracted.
+ */
+export interface DistanceMatrixKernel extends AssignKernel {
+  /** Squared distances from every point to every centroid, n × k row-major. */
+  distances(points: Float32Array, centroids: Float32Array, d: number): Promise<Float32Array>
+  /**
+   * Optional: only the nearest and second-nearest centroid of each point (k ≥ 2), as n × 2
+   * labels and squared distances (nearest first), within the same error bound. Much less data
+   * than {@link DistanceMatrixKernel.distances} when only the two best are needed (Hamerly).
+   */
+  nearestTwo?(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  /**
+   * An upper bound on |computed − exact| for one squared distance from a point with
+   * ‖x‖² = `pointNormSq` to any centroid with ‖c‖² ≤ `maxCentroidNormSq`. 0 for exact kernels.
+   */
+  distanceErrorBound(pointNormSq: number, maxCentroidNormSq: number, d: number): number
+}

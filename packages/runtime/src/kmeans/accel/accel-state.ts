@@ -1,0 +1,46 @@
+import type { AssignResult, DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+
+/** One iteration's assignment by an accelerated (bounded) algorithm. */
+export interface AccelAssignResult extends AssignResult {
+  /**
+   * Point–centroid distances evaluated this iteration (dense blocks count every entry). Divide
+   * by n·k for the fraction reported per iteration.
+   */
+  distancesEvaluated: number
+  /** Centroid–centroid distances evaluated this iteration (Hamerly's s(c); Yinyang's grouping). */
+  centroidDistancesEvaluated: number
+  /** Points whose label changed since the previous call (all n on the first call). */
+  changed: number
+}
+
+/**
+ * Per-partition state of an exact accelerated K-means assignment. A map task creates one for
+ * the points it owns and calls `assign` once per iteration with the broadcast centroids; the
+ * state keeps per-point bounds (O(n) or O(n·t), never n × k) between calls. Labels are exactly
+ * the Lloyd labels (nearest centroid by {@link rowDistanceSq}, ties to the lowest index).
+ */
+export interface AccelState {
+  readonly name: string
+  readonly n: number
+  readonly d: number
+  assign(centroids: Float32Array, k: number): Promise<AccelAssignResult>
+  /** Forgets the bounds: the next `assign` starts from a dense pass again. */
+  reset(): void
+}
+
+/** Options shared by the accelerated algorithms. */
+export interface AccelOptions {
+  /**
+   * Dense kernel for the first iteration and the batched re-scans of points whose bounds fail.
+   * Without one, those passes run in TypeScript: exact, but about 100× slower than BLAS. Labels
+   * are exact either way (kernel results are checked against exact distances).
+   */
+  dense?: DistanceMatrixKernel
+}
+
+/**
+ * Floating-point slack on bound updates. Triangle-inequality bounds hold for exact real
+ * distances; the float64 distances differ from them by ~d·2⁻⁵³ relative, so every drift is
+ * inflated by this much to keep bounds valid (it costs no measurable pruning).
+ */
+export const BOUND_SLACK = 1e-9

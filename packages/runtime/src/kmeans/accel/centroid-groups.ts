@@ -1,0 +1,78 @@
+import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+
+/** A partition of the k centroids into t groups, in compressed form. */
+export interface CentroidGroups {
+  /** Number of non-empty groups. */
+  t: number
+  /** groupOf[j] is the group of centroid j. */
+  groupOf: Int32Array
+  /** Members of group g are members[start[g]] … members[start[g + 1] − 1], ascending. */
+  start: Int32Array
+  members: Int32Array
+}
+
+/**
+ * Groups centroids by clustering them: a few Lloyd iterations over the k centroids into t
+ * groups, seeded with evenly spaced centroids (deterministic: the centroids themselves are
+ * already random). Yinyang's group bounds are tight when a group's members are close together.
+ * Empty groups are dropped. Cost O(iterations · k · t · d), small next to one assignment.
+ */
+export function groupCentroids(
+  centroids: Float32Array,
+  k: number,
+  d: number,
+  t: number,
+  iterations = 5,
+): CentroidGroups {
+  const groups = Math.max(1, Math.min(k, Math.floor(t)))
+  let seeds = new Float32Array(groups * d)
+  for (let g = 0; g < groups; g++) {
+    const j = Math.floor((g * k) / groups)
+    seeds.set(centroids.subarray(j * d, j * d + d), g * d)
+  }
+  const groupOf = new Int32Array(k)
+  for (let it = 0; it <= iterations; it++) {
+    for (let j = 0; j < k; j++) {
+      let best = 0
+      let bestD = Number.POSITIVE_INFINITY
+      for (let g = 0; g < groups; g++) {
+        const v = rowDistanceSq(centroids, j, seeds, g, d)
+        if (v < bestD) {
+          bestD = v
+          best = g
+        }
+      }
+      groupOf[j] = best
+    }
+    if (it === iterations) break
+    const sums = new Float64Array(groups * d)
+    const counts = new Float64Array(groups)
+    for (let j = 0; j < k; j++) {
+      const g = groupOf[j]
+      counts[g]++
+      for (let x = 0; x < d; x++) sums[g * d + x] += centroids[j * d + x]
+    }
+    const next = new Float32Array(groups * d)
+    for (let g = 0; g < groups; g++) {
+      for (let x = 0; x < d; x++)
+        next[g * d + x] = counts[g] > 0 ? sums[g * d + x] / counts[g] : seeds[g * d + x]
+    }
+    seeds = next
+  }
+  // Renumber non-empty groups densely and lay members out contiguously.
+  const sizes = new Int32Array(groups)
+  for (let j = 0; j < k; j++) sizes[groupOf[j]]++
+  const renumber = new Int32Array(groups).fill(-1)
+  let used = 0
+  for (let g = 0; g < groups; g++) if (sizes[g] > 0) renumber[g] = used++
+  const start = new Int32Array(used + 1)
+  for (let j = 0; j < k; j++) {
+    groupOf[j] = renumber[groupOf[j]]
+    start[groupOf[j] + 1]++
+  }
+  for (let g = 0; g < used; g++) start[g + 1] += start[g]
+  const fill = start.slice(0, used)
+  const members = new Int32Array(k)
+  for (let j = 0; j < k; j++) members[fill[groupOf[j]]++] = j
+  return { t: used, groupOf, start, members }
+}

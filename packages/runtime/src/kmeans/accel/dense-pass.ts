@@ -1,0 +1,222 @@
+import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+import { BOUND_SLACK } from './accel-state.ts'
+
+/**
+ * Receives one point's row of squared distances to all k centroids. `row[offset + j]` is within
+ * `errorBound` of the exact {@link rowDistanceSq} value (0 when the row was computed exactly).
+ */
+export type DistanceRowVisitor = (
+  i: number,
+  row: Float32Array | Float64Array,
+  offset: number,
+  errorBound: number,
+) => void
+
+// 4 Mi floats (16 MiB) per dense block: large enough for BLAS efficiency, small next to the data.
+const DENSE_BLOCK_FLOATS = 1 << 22
+
+/** ‖row‖² of every row of a row-major matrix (float64). */
+export function rowNormsSq(values: Float32Array, rows: number, d: number): Float64Array {
+  const out = new Float64Array(rows)
+  for (let i = 0; i < rows; i++) {
+    let s = 0
+    const base = i * d
+    for (let t = 0; t < d; t++) s += values[base + t] * values[base + t]
+    out[i] = s
+  }
+  return out
+}
+
+/** Largest ‖c‖² over the centroids. */
+export function maxRowNormSq(values: Float32Array, rows: number, d: number): number {
+  let m = 0
+  const norms = rowNormsSq(values, rows, d)
+  for (let j = 0; j < rows; j++) if (norms[j] > m) m = norms[j]
+  return m
+}
+
+/**
+ * Computes the rows of squared distances for the points listed in `indices` (all points when
+ * null) and hands each to `visit`. With a dense kernel, rows come from BLAS blocks with their
+ * error bound; without one, each row is computed exactly in TypeScript. Returns the number of
+ * point–centroid distances evaluated.
+ */
+export async function forEachDistanceRow(
+  points: Float32Array,
+  n: number,
+  d: number,
+  centroids: Float32Array,
+  k: number,
+  indices: Int32Array | null,
+  dense: DistanceMatrixKernel | undefined,
+  visit: DistanceRowVisitor,
+): Promise<number> {
+  const count = indices === null ? n : indices.length
+  if (count === 0) return 0
+  if (dense === undefined) {
+    const row = new Float64Array(k)
+    for (let r = 0; r < count; r++) {
+      const i = indices === null ? r : indices[r]
+      for (let j = 0; j < k; j++) row[j] = rowDistanceSq(points, i, centroids, j, d)
+      visit(i, row, 0, 0)
+    }
+    return count * k
+  }
+  const maxCentroidNormSq = maxRowNormSq(centroids, k, d)
+  const blockRows = Math.max(1, Math.floor(DENSE_BLOCK_FLOATS / k))
+  const gather = indices === null ? null : new Float32Array(Math.min(blockRows, count) * d)
+  for (let start = 0; start < count; start += blockRows) {
+    const end = Math.min(count, start + blockRows)
+    let block: Float32Array
+    if (indices === null || gather === null) {
+      block = points.subarray(start * d, end * d)
+    } else {
+      for (let r = start; r < end; r++)
+        gather.set(points.subarray(indices[r] * d, indices[r] * d + d), (r - start) * d)
+      block = gather.subarray(0, (end - start) * d)
+    }
+    const dist = await dense.distances(block, centroids, d)
+    const norms = rowNormsSq(block, end - start, d)
+    for (let r = start; r < end; r++) {
+      const i = indices === null ? r : indices[r]
+      visit(i, dist, (r - start) * k, dense.distanceErrorBound(norms[r - start], maxCentroidNormSq, d))
+    }
+  }
+  return count * k
+}
+
+/** Distance each centroid moved since the previous iteration (not squared). */
+export function centroidDrift(
+  previous: Float32Array,
+  current: Float32Array,
+  k: number,
+  d: number,
+): Float64Array {
+  const drift = new Float64Array(k)
+  for (let j = 0; j < k; j++) drift[j] = Math.sqrt(rowDistanceSq(previous, j, current, j, d))
+  return drift
+}
+
+/**
+ * Moves a lower bound down by a centroid drift, keeping it valid under rounding: the
+ * triangle inequality holds for exact distances, and float64 distances differ from those by
+ * ~d·2⁻⁵³ relative, so the bound also gives up {@link BOUND_SLACK} of its size.
+ */
+export function loosenLowerBound(bound: number, drift: number): number {
+  return bound * (1 - BOUND_SLACK) - drift * (1 + BOUND_SLACK)
+}
+
+/** Receives a point's nearest centroid and the (approximate) squared distances to its nearest two. */
+export type NearestTwoVisitor = (
+  i: number,
+  label: number,
+  nearestSq: number,
+  secondSq: number,
+  errorBound: number,
+) => void
+
+// Rows gathered per nearestTwo call: the kernel blocks further inside; this bounds the copy.
+const NEAREST_TWO_GATHER_ROWS = 16_384
+
+/**
+ * The nearest two centroids of the listed points (all of `points` when null) through a kernel's `nearestTwo` (k ≥ 2),
+ * with the kernel's error bound per point. Returns the number of distances evaluated (k per point).
+ */
+export async function forEachNearestTwo(
+  points: Float32Array,
+  d: number,
+  centroids: Float32Array,
+  k: number,
+  indices: Int32Array | null,
+  dense: DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>,
+  visit: NearestTwoVisitor,
+): Promise<number> {
+  const count = indices === null ? points.length / d : indices.length
+  const maxCentroidNormSq = maxRowNormSq(centroids, k, d)
+  const gather = indices === null ? null : new Float32Array(Math.min(NEAREST_TWO_GATHER_ROWS, count) * d)
+  for (let start = 0; start < count; start += NEAREST_TWO_GATHER_ROWS) {
+    const end = Math.min(count, start + NEAREST_TWO_GATHER_ROWS)
+    let block: Float32Array
+    if (indices === null || gather === null) {
+      // All points: their rows are already contiguous, no copy.
+      block = points.subarray(start * d, end * d)
+    } else {
+      for (let r = start; r < end; r++)
+        gather.set(points.subarray(indices[r] * d, indices[r] * d + d), (r - start) * d)
+      block = gather.subarray(0, (end - start) * d)
+    }
+    const { labels, distancesSq } = await dense.nearestTwo(block, centroids, d)
+    const norms = rowNormsSq(block, end - start, d)
+    for (let r = start; r < end; r++) {
+      const o = 2 * (r - start)
+      const i = indices === null ? r : indices[r]
+      visit(
+        i,
+        labels[o],
+        distancesSq[o],
+        distancesSq[o + 1],
+        dense.distanceErrorBound(norms[r - start], maxCentroidNormSq, d),
+      )
+    }
+  }
+  return count * k
+}
+
+/** Scratch of {@link resolveRow}: per-centroid values (k) and a running count of exact evaluations. */
+export interface RowResolution {
+  values: Float64Array
+  evaluated: number
+}
+
+/**
+ * Turns one row of squared distances, each within `errorBound` of the exact
+ * {@link rowDistanceSq}, into the exact nearest centroid (ties to the lowest index). Only the
+ * centroids that could still be nearest — row value − bound ≤ (row minimum + bound) — are
+ * evaluated exactly, usually one or two; every other one is provably, strictly farther.
+ * Afterwards `scratch.values[j]` holds the exact squared distance of evaluated centroids and a
+ * lower bound (value − bound, ≥ 0) for the others. Returns the nearest centroid.
+ */
+export function resolveRow(
+  points: Float32Array,
+  i: number,
+  centroids: Float32Array,
+  d: number,
+  k: number,
+  row: Float32Array | Float64Array,
+  offset: number,
+  errorBound: number,
+  scratch: RowResolution,
+): number {
+  const { values } = scratch
+  let best = 0
+  let rowMin = row[offset]
+  for (let j = 1; j < k; j++) {
+    if (row[offset + j] < rowMin) {
+      rowMin = row[offset + j]
+      best = j
+    }
+  }
+  if (errorBound === 0) {
+    for (let j = 0; j < k; j++) values[j] = row[offset + j]
+    return best
+  }
+  const cutoff = rowMin + 2 * errorBound
+  let bestSq = Number.POSITIVE_INFINITY
+  for (let j = 0; j < k; j++) {
+    const v = row[offset + j]
+    if (v <= cutoff) {
+      const exact = rowDistanceSq(points, i, centroids, j, d)
+      scratch.evaluated++
+      values[j] = exact
+      // Ascending j with a strict < keeps the lowest index on exact ties.
+      if (exact < bestSq) {
+        bestSq = exact
+        best = j
+      }
+    } else {
+      values[j] = Math.max(0, v - errorBound)
+    }
+  }
+  return best
+}

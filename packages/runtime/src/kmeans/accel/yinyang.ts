@@ -1,0 +1,319 @@
+import { UsageError } from '../../errors.ts'
+import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+import type { AccelAssignResult, AccelOptions, AccelState } from './accel-state.ts'
+import { type CentroidGroups, groupCentroids } from './centroid-groups.ts'
+import {
+  centroidDrift,
+  forEachDistanceRow,
+  forEachNearestTwo,
+  loosenLowerBound,
+  type RowResolution,
+  resolveRow,
+} from './dense-pass.ts'
+import { checkAccelShapes, MIN_DENSE_RESCAN } from './hamerly.ts'
+
+/** Options of {@link createYinyangState}. */
+export interface YinyangOptions extends AccelOptions {
+  /** Number of centroid groups t. Default max(1, round(k / 10)), as in Ding et al. */
+  groups?: number
+  /** Lloyd iterations used to group the initial centroids. Default 5. */
+  groupingIterations?: number
+  /**
+   * How points that fail the global filter are re-scanned. `auto` (default): through the dense
+   * kernel when one is given and at least 64 points failed — a BLAS row of all k distances
+   * costs less than a TypeScript loop over even a few percent of them; `filtered`: always the
+   * group + local filters in TypeScript (fewest distances evaluated).
+   */
+  rescan?: 'auto' | 'filtered'
+  /**
+   * What a dense pass (the first iteration, `auto` re-scans) fetches. `nearest-two` (default
+   * when the kernel has it): the two best per point, every group bound set to the second
+   * best — as cheap as one Lloyd assignment; the groups then only differ by their drifts.
+   * `rows`: all k distances, exact per-group bounds (tighter, ~1.5–3× the cost per pass).
+   */
+  denseFetch?: 'nearest-two' | 'rows'
+}
+
+/**
+ * Yinyang K-means (Ding et al., ICML 2015) for one partition: the centroids are grouped once
+ * (by clustering the initial centroids), and each point keeps one lower bound per group
+ * (n × t, never n × k). Each iteration:
+ * - global filter: the point's exact distance to its own centroid (tight upper bound) is below
+ *   every group bound → label unchanged;
+ * - group filter: only groups whose bound is below the best distance so far are opened;
+ * - local filter: inside an opened group, a centroid j is skipped when the group's previous
+ *   bound minus j's own drift already exceeds the best distance.
+ * Labels are exactly those of a full scan (ties to the lowest index): every skip is strict.
+ */
+export function createYinyangState(
+  points: Float32Array,
+  n: number,
+  d: number,
+  options: YinyangOptions = {},
+): AccelState {
+  checkAccelShapes('yinyang', points, n, d)
+  const { dense } = options
+  const labels = new Int32Array(n)
+  const distancesSq = new Float32Array(n)
+  let lower = new Float64Array(0)
+  let groups: CentroidGroups | null = null
+  let previous: Float32Array | null = null
+  let previousK = 0
+
+  /** Sets point i exactly from a row of distances within `errorBound` of exact (see {@link resolveRow}). */
+  function fromRow(
+    i: number,
+    row: Float32Array | Float64Array,
+    offset: number,
+    errorBound: number,
+    centroids: Float32Array,
+    k: number,
+    scratch: RowResolution,
+    groupMin: Float64Array,
+  ): void {
+    const g = groups as CentroidGroups
+    const best = resolveRow(points, i, centroids, d, k, row, offset, errorBound, scratch)
+    const { values } = scratch
+    groupMin.fill(Number.POSITIVE_INFINITY)
+    for (let j = 0; j < k; j++) {
+      const gj = g.groupOf[j]
+      if (j !== best && values[j] < groupMin[gj]) groupMin[gj] = values[j]
+    }
+    const base = i * g.t
+    for (let q = 0; q < g.t; q++) lower[base + q] = Math.sqrt(groupMin[q])
+    labels[i] = best
+    distancesSq[i] = values[best]
+  }
+
+  /**
+   * Dense pass over the listed points (all when null) fetching only the nearest two; points whose
+   * two best are too close to call at the kernel's precision get full rows.
+   */
+  async function rescanNearestTwo(
+    indices: Int32Array | null,
+    centroids: Float32Array,
+    k: number,
+  ): Promise<number> {
+    const withTwo = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>
+    const t = (groups as CentroidGroups).t
+    const uncertain: number[] = []
+    let evaluated = await forEachNearestTwo(
+      points.subarray(0, n * d),
+      d,
+      centroids,
+      k,
+      indices,
+      withTwo,
+      (i, best, _v0, v1, errorBound) => {
+        const exact = rowDistanceSq(points, i, centroids, best, d)
+        // Every centroid but `best` is at least v1 − errorBound away (see Hamerly's fromNearestTwo).
+        const others = Math.sqrt(Math.max(0, v1 - errorBound))
+        if (!(Math.sqrt(exact) < others)) {
+          uncertain.push(i)
+          return
+        }
+        labels[i] = best
+        distancesSq[i] = exact
+        lower.fill(others, i * t, i * t + t)
+      },
+    )
+    evaluated += indices === null ? n : indices.length
+    if (uncertain.length > 0) evaluated += await rescanRows(Int32Array.from(uncertain), centroids, k)
+    return evaluated
+  }
+
+  /** Dense pass with the cheaper fetch when the kernel allows it. */
+  async function densePass(indices: Int32Array | null, centroids: Float32Array, k: number): Promise<number> {
+    const twoOk =
+      dense?.nearestTwo !== undefined && k >= 2 && (options.denseFetch ?? 'nearest-two') === 'nearest-two'
+    return twoOk ? rescanNearestTwo(indices, centroids, k) : rescanRows(indices, centroids, k)
+  }
+
+  /** Exact full rows for the listed points (all when null), dense when a kernel is given; bounds rebuilt from scratch. */
+  async function rescanRows(indices: Int32Array | null, centroids: Float32Array, k: number): Promise<number> {
+    const scratch: RowResolution = { values: new Float64Array(k), evaluated: 0 }
+    const groupMin = new Float64Array((groups as CentroidGroups).t)
+    const evaluated = await forEachDistanceRow(
+      points,
+      n,
+      d,
+      centroids,
+      k,
+      indices,
+      dense,
+      (i, row, offset, errorBound) => fromRow(i, row, offset, errorBound, centroids, k, scratch, groupMin),
+    )
+    return evaluated + scratch.evaluated
+  }
+
+  /**
+   * Group filter + local filter for point i, whose exact distance to its own centroid is in
+   * distancesSq[i] and whose bounds are still those of the previous iteration. Returns the
+   * number of distances evaluated.
+   */
+  function filteredScan(
+    i: number,
+    current: Float32Array,
+    drift: Float64Array,
+    groupDrift: Float64Array,
+    scratch: {
+      oldBound: Float64Array
+      min1: Float64Array
+      min1Idx: Int32Array
+      min2: Float64Array
+      opened: Uint8Array
+    },
+  ): number {
+    const { t, groupOf, start, members } = groups as CentroidGroups
+    const { oldBound, min1, min1Idx, min2, opened } = scratch
+    const a = labels[i]
+    const base = i * t
+    const ownSq = distancesSq[i]
+    const own = Math.sqrt(ownSq)
+    let evaluated = 0
+    for (let q = 0; q < t; q++) {
+      oldBound[q] = lower[base + q]
+      lower[base + q] = loosenLowerBound(oldBound[q], groupDrift[q])
+    }
+    let best = a
+    let bestSq = ownSq
+    let bestDist = own
+    for (let q = 0; q < t; q++) {
+      opened[q] = 0
+      if (!(lower[base + q] <= bestDist)) continue
+      opened[q] = 1
+      // The two smallest values (exact distances or still-valid lower bounds) in the group, and who holds the smallest.
+      let m1 = Number.POSITIVE_INFINITY
+      let m1j = -1
+      let m2 = Number.POSITIVE_INFINITY
+      for (let p = start[q]; p < start[q + 1]; p++) {
+        const j = members[p]
+        let value: number
+        if (j === a) {
+          value = own
+        } else {
+          const bound = loosenLowerBound(oldBound[q], drift[j])
+          if (bound > bestDist) {
+            value = bound
+          } else {
+            const dj = rowDistanceSq(points, i, current, j, d)
+            evaluated++
+            value = Math.sqrt(dj)
+            if (dj < bestSq || (dj === bestSq && j < best)) {
+              best = j
+              bestSq = dj
+              bestDist = value
+            }
+          }
+        }
+        if (value < m1) {
+          m2 = m1
+          m1 = value
+          m1j = j
+        } else if (value < m2) {
+          m2 = value
+        }
+      }
+      min1[q] = m1
+      min1Idx[q] = m1j
+      min2[q] = m2
+    }
+    for (let q = 0; q < t; q++) {
+      // The group bound covers every member except the point's (new) centroid.
+      if (opened[q] === 1) lower[base + q] = min1Idx[q] === best ? min2[q] : min1[q]
+    }
+    if (best !== a) {
+      const ga = groupOf[a]
+      // The old centroid is now one of the "others" of its group.
+      if (opened[ga] === 0 && own < lower[base + ga]) lower[base + ga] = own
+      labels[i] = best
+      distancesSq[i] = bestSq
+    }
+    return evaluated
+  }
+
+  return {
+    name: 'yinyang',
+    n,
+    d,
+    reset() {
+      previous = null
+      groups = null
+    },
+    async assign(centroids: Float32Array, k: number): Promise<AccelAssignResult> {
+      if (!Number.isInteger(k) || k < 1 || centroids.length < k * d) {
+        throw new UsageError(
+          'ACCEL_BAD_CENTROIDS',
+          `yinyang: ${centroids.length} values cannot hold k = ${k} centroids of d = ${d}`,
+        )
+      }
+      const current = centroids.slice(0, k * d)
+      if (previous === null || groups === null || previousK !== k) {
+        const t = options.groups ?? Math.max(1, Math.round(k / 10))
+        groups = groupCentroids(current, k, d, t, options.groupingIterations ?? 5)
+        lower = new Float64Array(n * groups.t)
+        const evaluated = await densePass(null, current, k)
+        previous = current
+        previousK = k
+        return {
+          labels: labels.slice(),
+          distancesSq: distancesSq.slice(),
+          distancesEvaluated: evaluated,
+          centroidDistancesEvaluated: k * groups.t,
+          changed: n,
+        }
+      }
+      const { t, groupOf } = groups
+      const drift = centroidDrift(previous, current, k, d)
+      const groupDrift = new Float64Array(t)
+      for (let j = 0; j < k; j++) if (drift[j] > groupDrift[groupOf[j]]) groupDrift[groupOf[j]] = drift[j]
+      const before = labels.slice()
+
+      // Pass 1, global filter: exact distance to the own centroid vs the loosened group bounds.
+      // Survivors keep their old bounds untouched (the local filter needs them).
+      const loosened = new Float64Array(t)
+      const pending: number[] = []
+      let evaluated = 0
+      for (let i = 0; i < n; i++) {
+        const base = i * t
+        const ownSq = rowDistanceSq(points, i, current, labels[i], d)
+        evaluated++
+        distancesSq[i] = ownSq
+        let globalLower = Number.POSITIVE_INFINITY
+        for (let q = 0; q < t; q++) {
+          loosened[q] = loosenLowerBound(lower[base + q], groupDrift[q])
+          if (loosened[q] < globalLower) globalLower = loosened[q]
+        }
+        if (Math.sqrt(ownSq) < globalLower) lower.set(loosened, base)
+        else pending.push(i)
+      }
+
+      // Pass 2: the points that failed the global filter.
+      const useDense =
+        dense !== undefined && (options.rescan ?? 'auto') === 'auto' && pending.length >= MIN_DENSE_RESCAN
+      if (useDense) {
+        evaluated += await densePass(Int32Array.from(pending), current, k)
+      } else {
+        const scratch = {
+          oldBound: new Float64Array(t),
+          min1: new Float64Array(t),
+          min1Idx: new Int32Array(t),
+          min2: new Float64Array(t),
+          opened: new Uint8Array(t),
+        }
+        for (const i of pending) evaluated += filteredScan(i, current, drift, groupDrift, scratch)
+      }
+      previous = current
+      let changed = 0
+      for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
+      return {
+        labels: labels.slice(),
+        distancesSq: distancesSq.slice(),
+        distancesEvaluated: evaluated,
+        centroidDistancesEvaluated: 0,
+        changed,
+      }
+    },
+  }
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRng } from '../../random/rng.ts'
+import { createOrtKernel, float32ExpansionErrorBound, type OrtKernel } from './ort-kernel.ts'
+import { assignReference, rowDistanceSq } from './reference-kernel.ts'
+
+function randomMatrix(rows: number, d: number, seed: number, offset = 0): Float32Array {
+  const rng = createRng(seed)
+  const out = new Float32Array(rows * d)
+  for (let i = 0; i < out.length; i++) out[i] = offset + rng.normal()
+  return out
+}
+
+/**
+ * Labels must match the brute-force reference except where two centroids are within float32
+ * rounding of each other for that point (a tie at the kernel's precision): there the ORT label
+ * must still be a centroid whose exact distance equals the best within the stated error bound.
+ */
+function expectSameAssignment(
+  points: Float32Array,
+  centroids: Float32Array,
+  d: number,
+  got: { labels: Int32Array; distancesSq: Float32Array },
+) {
+  const ref = assignReference(points, centroids, d)
+  const n = ref.labels.length
+  let maxCentroidNormSq = 0
+  for (let j = 0; j < centroids.length / d; j++)
+    maxCentroidNormSq = Math.max(maxCentroidNormSq, rowDistanceSq(centroids, j, new Float32Array(d), 0, d))
+  let mismatches = 0
+  for (let i = 0; i < n; i++) {
+    const exact = ref.distancesSq[i]
+    const bound = float32ExpansionErrorBound(
+      rowDistanceSq(points, i, new Float32Array(d), 0, d),
+      maxCentroidNormSq,
+      d,
+    )
+    if (got.labels[i] !== ref.labels[i]) {
+      mismatches++
+      const chosen = rowDistanceSq(points, i, centroids, got.labels[i], d)
+      expect(chosen - exact).toBeLessThanOrEqual(2 * bound)
+    }
+    expect(Math.abs(got.distancesSq[i] - exact)).toBeLessThanOrEqual(Math.max(1e-3 * exact, bound))
+    expect(got.distancesSq[i]).toBeGreaterThanOrEqual(0)
+  }
+  // Near-ties at float32 precision are rare on continuous random data.
+  expect(mismatches).toBeLessThanOrEqual(Math.ceil(n / 200))
+}
+
+describe('ort kernel', () => {
+  let kernel: OrtKernel
+  beforeAll(async () => {
+    // A small block so that n not a multiple of the block is exercised cheaply.
+    kernel = await createOrtKernel({ intraOpNumThreads: 1, blockRows: 64 })
+  })
+  afterAll(async () => {
+    await kernel.dispose()
+  })
+
+  const cases = [
+    { n: 200, d: 16, k: 10 },
+    { n: 129, d: 7, k: 33 }, // n = 2 blocks + 1 row
+    { n: 300, d: 1, k: 5 }, // d = 1
+    { n: 100, d: 12, k: 1 }, // k = 1
+    { n: 65, d: 128, k: 40 },
+  ]
+  for (const { n, d, k } of cases) {
+    it(`matches the reference kernel for n=${n}, d=${d}, k=${k}`, async () => {
+      const points = randomMatrix(n, d, 1000 + n + d + k, 3)
+      const centroids = randomMatrix(k, d, 2000 + n + d + k, 3)
+      const got = await kernel.assign(points, centroids, d)
+      expect(got.labels.length).toBe(n)
+      expectSameAssignment(points, centroids, d, got)
+      if (k === 1) expect(got.labels.every((l) => l === 0)).toBe(true)
+    })
+  }
+
+  it('reuses one session across calls with different k and data', async () => {
+    const d = 9
+    const before = kernel.sessionsCreated
+    for (const k of [3, 17, 2]) {
+      const points = randomMatrix(70, d, k, 0)
+      const centroids = randomMatrix(k, d, 50 + k, 0)
+      expectSameAssignment(points, centroids, d, await kernel.assign(points, centroids, d))
+    }
+    // One new session for the new d, shared by all three k.
+    expect(kernel.sessionsCreated).toBe(before + 1)
+  })
+
+  it('gives 0 (not a negative number) for points that sit on a centroid', async () => {
+    const d = 32
+    const centroids = randomMatrix(5, d, 9, 100)
+    const points = centroids.slice()
+    const got = await kernel.assign(points, centroids, d)
+    expect([...got.labels]).toEqual([0, 1, 2, 3, 4])
+    for (const v of got.distancesSq) expect(v).toBeGreaterThanOrEqual(0)
+  })
+
+  it('returns the full distance block within the stated error bound', async () => {
+    const n = 70
+    const d = 20
+    const k = 6
+    const points = randomMatrix(n, d, 77, 1)
+    const centroids = randomMatrix(k, d, 78, 1)
+    const dist = await kernel.distances(points, centroids, d)
+    expect(dist.length).toBe(n * k)
+    const zero = new Float32Array(d)
+    let maxC = 0
+    for (let j = 0; j < k; j++) maxC = Math.max(maxC, rowDistanceSq(centroids, j, zero, 0, d))
+    for (let i = 0; i < n; i++) {
+      const bound = kernel.distanceErrorBound(rowDistanceSq(points, i, zero, 0, d), maxC, d)
+      for (let j = 0; j < k; j++) {
+        expect(Math.abs(dist[i * k + j] - rowDistanceSq(points, i, centroids, j, d))).toBeLessThanOrEqual(
+          bound,
+        )
+      }
+    }
+  })
+
+  it('returns the nearest two centroids in order, within the error bound', async () => {
+    const d = 10
+    for (const [n, k] of [
+      [150, 2],
+      [97, 23],
+    ]) {
+      const points = randomMatrix(n, d, 300 + k, 0)
+      const centroids = randomMatrix(k, d, 400 + k, 0)
+      const { labels, distancesSq } = await kernel.nearestTwo(points, centroids, d)
+      const zero = new Float32Array(d)
+      let maxC = 0
+      for (let j = 0; j < k; j++) maxC = Math.max(maxC, rowDistanceSq(centroids, j, zero, 0, d))
+      for (let i = 0; i < n; i++) {
+        const exact = Array.from({ length: k }, (_, j) => rowDistanceSq(points, i, centroids, j, d)).sort(
+          (a, b) => a - b,
+        )
+        const bound = kernel.distanceErrorBound(rowDistanceSq(points, i, zero, 0, d), maxC, d)
+        expect(labels[2 * i]).not.toBe(labels[2 * i + 1])
+        expect(Math.abs(distancesSq[2 * i] - exact[0])).toBeLessThanOrEqual(bound)
+        expect(Math.abs(distancesSq[2 * i + 1] - exact[1])).toBeLessThanOrEqual(bound)
+        expect(
+          Math.abs(rowDistanceSq(points, i, centroids, labels[2 * i], d) - exact[0]),
+        ).toBeLessThanOrEqual(2 * bound)
+      }
+    }
+    await expect(kernel.nearestTwo(new Float32Array(4), new Float32Array(2), 2)).rejects.toMatchObject({
+      code: 'KERNEL_K_TOO_SMALL',
+    })
+  })
+
+  it('rejects shapes that are not multiples of d', async () => {
+    await expect(kernel.assign(new Float32Array(10), new Float32Array(6), 3)).rejects.toMatchObject({
+      code: 'KERNEL_BAD_SHAPE',
+    })
+  })
+})
