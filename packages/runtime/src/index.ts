@@ -1,8 +1,14 @@
+export { allGather } from './collectives/all-gather.ts'
+export { allReduceSum, reduceScatterRing } from './collectives/all-reduce.ts'
+export { barrier } from './collectives/barrier.ts'
+export type { BroadcastAlgorithm, BroadcastOptions, BroadcastResult } from './collectives/broadcast/index.ts'
+export { broadcast, broadcastAlgorithms } from './collectives/broadcast/index.ts'
+export { gather } from './collectives/gather.ts'
+export type { Group } from './collectives/group.ts'
+export type { Partials } from './collectives/regroup/partials.ts'
+export type { AggregationMode, RegroupResult } from './collectives/regroup/regroup.ts'
+export { aggregationModes, combineAtRoot, regroup } from './collectives/regroup/regroup.ts'
 export { CodebookError, DatasetFormatError, UsageError } from './errors.ts'
-export type { AssignKernel, AssignResult } from './kmeans/kernels/assign-kernel.ts'
-export { assignReference, createReferenceKernel, rowDistanceSq } from './kmeans/kernels/reference-kernel.ts'
-export type { Rng } from './random/rng.ts'
-export { createRng } from './random/rng.ts'
 export type { HistogramNorm } from './evaluation/bag-of-words.ts'
 export { encodeBagOfWords, encodeTriangle } from './evaluation/bag-of-words.ts'
 export type { BinarySvm, LinearSvmModel, LinearSvmOptions } from './evaluation/linear-svm.ts'
@@ -10,3 +16,80 @@ export { predictLinearSvm, trainBinarySvm, trainLinearSvm } from './evaluation/l
 export type { ClassificationReport } from './evaluation/metrics.ts'
 export { classificationReport } from './evaluation/metrics.ts'
 export { stratifiedSplit } from './evaluation/split.ts'
+export type { DigitsDemoOptions } from './features/digits-demo.ts'
+export { buildDigitsDemo, digitLabel } from './features/digits-demo.ts'
+export type { DenseHogParams, DenseHogResult, HogParams } from './features/hog.ts'
+export { denseHog, hogDescriptor, hogLength } from './features/hog.ts'
+export type { ImportOptions, ImportProgress, OpenNpy, StoredRows } from './formats/index.ts'
+export {
+  datasetErrorCodes,
+  detectFormat,
+  importToStore,
+  inspectFile,
+  openNpy,
+  readStoredRows,
+  writeHogText,
+  writeNpy,
+} from './formats/index.ts'
+export type { GridOptions, LabelledImage } from './images/grid.ts'
+export { loadGridImages } from './images/grid.ts'
+export type { GreyImage } from './images/load-image.ts'
+export { loadImage } from './images/load-image.ts'
+export type { CollectiveOutcome } from './job/collective-task.ts'
+export { CollectiveSpec, collectiveOps } from './job/collective-task.ts'
+export type { SpawnWorker } from './job/spawn.ts'
+export { spawnLocalWorker, workerCommand } from './job/spawn.ts'
+export type { WorkerOptions } from './job/worker.ts'
+export { runWorker } from './job/worker.ts'
+export type { WorkerPoolOptions } from './job/worker-pool.ts'
+export { WorkerLostError, WorkerPool } from './job/worker-pool.ts'
+export type { AccelAssignResult, AccelOptions, AccelState } from './kmeans/accel/accel-state.ts'
+export { createHamerlyState } from './kmeans/accel/hamerly.ts'
+export type { PartialSums } from './kmeans/accel/partial-sums.ts'
+export { accumulatePartialSums } from './kmeans/accel/partial-sums.ts'
+export type { YinyangOptions } from './kmeans/accel/yinyang.ts'
+export { createYinyangState } from './kmeans/accel/yinyang.ts'
+export type { CentroidEncoding } from './kmeans/encoding/centroid-encoding.ts'
+export {
+  CENTROID_ENCODING_ERROR,
+  CENTROID_ENCODINGS,
+  decodeCentroids,
+  encodeCentroids,
+  encodedBytes,
+} from './kmeans/encoding/centroid-encoding.ts'
+export { float16BitsToFloat32, float32ToFloat16Bits } from './kmeans/encoding/float16.ts'
+export type { KmeansParallelOptions } from './kmeans/init/kmeans-parallel.ts'
+export { kmeansParallelInit, weightedKmeansPlusPlus } from './kmeans/init/kmeans-parallel.ts'
+export { kmeansPlusPlus } from './kmeans/init/kmeans-plus-plus.ts'
+export type { InitResult } from './kmeans/init/random-init.ts'
+export { gatherRows, randomInit, sampleDistinctIndices } from './kmeans/init/random-init.ts'
+export type { KernelFactory } from './kmeans/kernel-registry.ts'
+export { kernelFactory, registerKernel } from './kmeans/kernel-registry.ts'
+export type {
+  AssignKernel,
+  AssignResult,
+  DistanceMatrixKernel,
+  NearestTwo,
+} from './kmeans/kernels/assign-kernel.ts'
+export type { AssignGraphVariant } from './kmeans/kernels/onnx-graph.ts'
+export { buildAssignModel } from './kmeans/kernels/onnx-graph.ts'
+export type { OrtKernel, OrtKernelOptions } from './kmeans/kernels/ort-kernel.ts'
+export { centroidNormsSq, createOrtKernel, float32ExpansionErrorBound } from './kmeans/kernels/ort-kernel.ts'
+export { assignReference, createReferenceKernel, rowDistanceSq } from './kmeans/kernels/reference-kernel.ts'
+export type { LloydResult } from './kmeans/lloyd-reference.ts'
+export { lloydReference } from './kmeans/lloyd-reference.ts'
+export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
+export { runKmeans } from './kmeans/run-kmeans.ts'
+export { updateCentroids } from './kmeans/update-centroids.ts'
+export type { Rng } from './random/rng.ts'
+export { createRng } from './random/rng.ts'
+export type { ChainOrderKind } from './topology/chain-order.ts'
+export { chainOrder, chainOrderKinds, rackCrossings } from './topology/chain-order.ts'
+export type { GenerateTopologyOptions } from './topology/generate.ts'
+export { generateTopology } from './topology/generate.ts'
+export { readTopology, workerRacks } from './topology/load-topology.ts'
+export type { ByteTotals } from './transport/byte-counters.ts'
+export type { DataPlaneOptions, PeerAddress, RecvChunk } from './transport/data-plane.ts'
+export { DataPlane, DEFAULT_CHUNK_BYTES, PeerUnreachableError } from './transport/data-plane.ts'
+export type { FrameHeader, FrameSink } from './transport/frame.ts'
+export { FRAME_HEADER_BYTES, FrameStreamDecoder } from './transport/frame.ts'

@@ -2,15 +2,33 @@ import { CodebookError } from '../errors.ts'
 import type { AssignKernel } from './kernels/assign-kernel.ts'
 import { createReferenceKernel } from './kernels/reference-kernel.ts'
 
+/** What a map task's kernel may use: its share of the machine's cores. */
+export interface KernelContext {
+  threads: number
+}
+
 /** Builds one assignment kernel (a map task owns one). */
-export type KernelFactory = () => AssignKernel | Promise<AssignKernel>
+export type KernelFactory = (ctx: KernelContext) => AssignKernel | Promise<AssignKernel>
 
 // Workers are separate processes, so the driver names a kernel and each worker builds it from here.
-const factories = new Map<string, KernelFactory>([['reference', createReferenceKernel]])
+// The ONNX kernel is imported on first use: workers on the reference kernel never load onnxruntime.
+const factories = new Map<string, KernelFactory>([
+  ['reference', () => createReferenceKernel()],
+  [
+    'onnx',
+    async (ctx) =>
+      (await import('./kernels/ort-kernel.ts')).createOrtKernel({ intraOpNumThreads: ctx.threads }),
+  ],
+])
 
-/** Registers a kernel under `name` (the fast kernels call this from their module). */
+/** Registers a kernel under `name`. */
 export function registerKernel(name: string, factory: KernelFactory): void {
   factories.set(name, factory)
+}
+
+/** Names of the registered kernels. */
+export function kernelNames(): string[] {
+  return [...factories.keys()]
 }
 
 /** The factory registered under `name`. */

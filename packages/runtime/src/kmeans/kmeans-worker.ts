@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import type { StageName } from '@codebook/shared'
 import { type BroadcastAlgorithm, broadcast } from '../collectives/broadcast/index.ts'
 import type { Group } from '../collectives/group.ts'
@@ -21,6 +22,12 @@ export interface LoadRequest {
   slots: number
   /** Kernel name from the registry; ignored when the worker was given a kernel factory in-process. */
   kernel?: string
+  /**
+   * Threads for each map task's kernel. The driver sets it when it spawned every worker on its
+   * own machine (cores ÷ (workers × slots)); a worker that joined from elsewhere splits its own
+   * machine's cores between its slots.
+   */
+  threadsPerTask?: number
   partition: PartitionSpec
 }
 
@@ -94,13 +101,15 @@ export class KmeansWorkerState {
     this.d = req.d
     const n = req.d === 0 ? 0 : rows.length / req.d
     const factory = this.factory ?? namedKernel(req.kernel ?? 'reference')
-    const b = blockBounds(n, Math.max(1, req.slots))
-    for (let t = 0; t < Math.max(1, req.slots); t++) {
+    const slots = Math.max(1, req.slots)
+    const threads = req.threadsPerTask ?? Math.max(1, Math.floor(availableParallelism() / slots))
+    const b = blockBounds(n, slots)
+    for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
       this.tasks.push({
         points: pts,
         labels: new Int32Array(b[t + 1]! - b[t]!).fill(-1),
-        kernel: await factory(),
+        kernel: await factory({ threads }),
       })
     }
     return { points: n, tasks: this.tasks.length }

@@ -99,6 +99,13 @@ describe('K-means on the runtime', () => {
     }
   })
 
+  it('runs the map stage on the ONNX kernel in every worker with the reference result', async () => {
+    // Float32 BLAS distances may rank exact near-ties differently; seeded blobs have none.
+    const run = await runKmeans(pool, options({ kernel: 'onnx', threadsPerTask: 1 }))
+    expect(run.iterations).toBe(reference.iterations)
+    expectClose(run.centroids, reference.centroids, 1e-4)
+  })
+
   it('stops on the relative inertia change when tol > 0', async () => {
     const ref = lloydReference(points, D, init, { maxIterations: 60, tol: 1e-3, seed: 3 })
     const run = await runKmeans(pool, options({ tol: 1e-3 }))

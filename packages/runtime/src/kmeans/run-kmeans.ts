@@ -43,6 +43,8 @@ export interface KmeansRunOptions {
   seed: number
   /** Kernel name from kmeans/kernel-registry.ts. */
   kernel?: string
+  /** Threads per map task's kernel (see LoadRequest.threadsPerTask); each worker decides when absent. */
+  threadsPerTask?: number
   /** The root waits this long for every receiver's broadcast acknowledgement (default 60 s). */
   ackWindowMs?: number
   /** Receive timeout per message inside an iteration (default none: a lost worker is detected by the pool). */
@@ -98,7 +100,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       opts.data.kind === 'inline'
         ? [bytesOf(opts.data.points.subarray(rows[rank]! * d, rows[rank + 1]! * d))]
         : []
-    const req: LoadRequest = { d, slots, kernel: opts.kernel, partition }
+    const req: LoadRequest = { d, slots, kernel: opts.kernel, threadsPerTask: opts.threadsPerTask, partition }
     await pool.request(rank, { type: 'kmeans-load', ...req }, blobs)
   }
   await Promise.all(ranks.map(load))

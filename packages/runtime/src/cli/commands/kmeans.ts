@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import type { IterationReport } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
@@ -7,6 +8,7 @@ import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
 import { WorkerPool } from '../../job/worker-pool.ts'
 import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
+import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { runKmeans } from '../../kmeans/run-kmeans.ts'
 import { createRng } from '../../random/rng.ts'
 import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
@@ -125,6 +127,8 @@ export async function runKmeansCommand(
       aggregation: o.aggregation,
       seed: o.seed,
       kernel: o.kernel,
+      // Locally spawned workers share this machine: split its cores between every map task.
+      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / (o.workers * o.slots))),
       now: () => performance.now(),
       onIteration: (r) => io.stdout.write(o.json ? `${JSON.stringify(r)}\n` : humanLine(r)),
     })
@@ -192,7 +196,7 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       byteSize('--chunk-bytes'),
       DEFAULT_CHUNK_BYTES,
     )
-    .option('--kernel <name>', 'assignment kernel', 'reference')
+    .option('--kernel <name>', `assignment kernel: ${kernelNames().join(' | ')}`, 'reference')
     .option('--out <file>', 'write the final centroids (k × d float32 .npy)')
     .option('--json', 'one JSON object per iteration, then {"done":true,…}')
     .action(async (o: KmeansCommandOptions) => {
