@@ -1,21 +1,21 @@
-import { readFile } from 'node:fs/promises'
-import { Topology, topologyNodes } from '@codebook/shared'
+import { type Topology, topologyNodes } from '@codebook/shared'
 import { UsageError } from '../errors.ts'
+import { readTopologyFile, topologyFormatFromPath } from './formats/topology-format.ts'
 
-/** Reads and validates a topology JSON file; errors name the file and every failed rule. */
+/**
+ * Reads and validates a topology file: a Hadoop rack map or a Slurm topology.conf when the
+ * extension says so (`.txt`, `.map`, `.data`, `.hadoop`; `.conf`), the project's JSON otherwise.
+ * Errors are coded: `TOPOLOGY_UNREADABLE`, `TOPOLOGY_PARSE` with the line, or the schema rule's
+ * code from `validateTopology` (e.g. `TOPOLOGY_DUPLICATE_NAME`) with its path.
+ */
 export async function readTopology(file: string): Promise<Topology> {
-  let json: unknown
+  let format: ReturnType<typeof topologyFormatFromPath> = 'json'
   try {
-    json = JSON.parse(await readFile(file, 'utf8'))
-  } catch (err) {
-    throw new UsageError('TOPOLOGY_UNREADABLE', `${file}: ${(err as Error).message}`)
+    format = topologyFormatFromPath(file)
+  } catch {
+    // Any other extension (or none) is read as JSON, as before the other formats existed.
   }
-  const r = Topology.safeParse(json)
-  if (!r.success) {
-    const issues = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')
-    throw new UsageError('TOPOLOGY_INVALID', `${file}: ${issues}`)
-  }
-  return r.data
+  return readTopologyFile(file, format)
 }
 
 /**

@@ -71,3 +71,81 @@ describe('codebook simulate broadcast', () => {
     expect(rows).toEqual([])
   })
 })
+
+describe('codebook simulate kmeans', () => {
+  async function kmeans(args: string[]) {
+    const out: string[] = []
+    const write = process.stdout.write
+    process.stdout.write = ((s: string) => out.push(s) > 0) as typeof process.stdout.write
+    try {
+      const code = await main(['simulate', 'kmeans', '--topology', topo, ...args])
+      return { code, text: out.join('') }
+    } finally {
+      process.stdout.write = write
+    }
+  }
+  const size = ['--n', '240000', '--d', '127', '--k', '2400']
+
+  it('prints one JSON object with the inputs, every stage and the total', async () => {
+    const { code, text } = await kmeans([
+      ...size,
+      '--nodes',
+      '8',
+      '--slots',
+      '4',
+      '--map-gflops',
+      '10',
+      '--json',
+    ])
+    expect(code).toBe(0)
+    const r = JSON.parse(text)
+    expect(Object.keys(r)).toEqual([
+      'topology',
+      'nodes',
+      'n',
+      'd',
+      'k',
+      'slots',
+      'broadcast',
+      'aggregation',
+      'mapGflopsPerSlot',
+      'stages',
+      'seconds',
+    ])
+    expect(r).toMatchObject({
+      nodes: 8,
+      n: 240000,
+      d: 127,
+      k: 2400,
+      broadcast: 'chain',
+      aggregation: 'local',
+    })
+    expect(r.slots).toEqual(Array(8).fill(4))
+    expect(Object.keys(r.stages)).toEqual(['broadcast', 'map', 'regroup', 'combine'])
+    for (const s of Object.values(r.stages))
+      expect(Object.keys(s as object).sort()).toEqual(['bytes', 'crossRackBytes', 'messages', 'seconds'])
+    // map: (n/p)·k·d·2 flops over 4 slots × 10 GFLOP/s.
+    expect(r.stages.map.seconds).toBeCloseTo(((240000 / 8) * 2400 * 127 * 2) / (4 * 10e9), 9)
+    // local regroup: 8 × 7 blocks of 300 centroids × 128 float64.
+    expect(r.stages.regroup.bytes).toBe(8 * 7 * 300 * 128 * 8)
+    const sum =
+      r.stages.broadcast.seconds + r.stages.map.seconds + r.stages.regroup.seconds + r.stages.combine.seconds
+    expect(r.seconds).toBeCloseTo(sum, 9)
+  })
+
+  it('prints a per-stage table, and rejects an unknown aggregation with exit code 2', async () => {
+    const { code, text } = await kmeans([...size, '--aggregation', 'allreduce'])
+    expect(code).toBe(0)
+    expect(text.split('\n').map((l) => l.split(/\s+/)[0])).toEqual([
+      'topology',
+      'stage',
+      'broadcast',
+      'map',
+      'regroup',
+      'combine',
+      'total',
+      '',
+    ])
+    expect((await kmeans([...size, '--aggregation', 'tree'])).code).toBe(2)
+  })
+})

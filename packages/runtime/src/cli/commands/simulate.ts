@@ -1,14 +1,30 @@
 import type { Command } from 'commander'
+import { type AggregationMode, aggregationModes } from '../../collectives/regroup/regroup.ts'
 import type { BroadcastScheduleAlgorithm } from '../../collectives/schedules/broadcast-schedule.ts'
+import { UsageError } from '../../errors.ts'
 import { createRng } from '../../random/rng.ts'
 import { buildClusterNetwork } from '../../simulator/cluster-network.ts'
+import {
+  DEFAULT_MAP_GFLOPS_PER_SLOT,
+  type KmeansStagePrediction,
+  kmeansStages,
+  predictKmeansIteration,
+} from '../../simulator/predict-kmeans.ts'
 import { simulateBroadcast } from '../../simulator/simulate-broadcast.ts'
 import { clusterFromTopology } from '../../simulator/topology-cluster.ts'
 import { chainOrder } from '../../topology/chain-order.ts'
 import { readTopology } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
-import { byteSize, intList, listOf, nonNegativeInt, nonNegativeNumber } from './parse-options.ts'
+import {
+  byteSize,
+  intList,
+  listOf,
+  nonNegativeInt,
+  nonNegativeNumber,
+  positiveInt,
+  positiveNumber,
+} from './parse-options.ts'
 
 /** What `codebook simulate broadcast` can compare: the algorithms, plus a chain in random order. */
 export const simulatedBroadcasts = ['simple', 'mst', 'bucket', 'chain', 'chain-rank', 'chain-random'] as const
@@ -84,6 +100,106 @@ export async function runSimulateBroadcast(
   return rows
 }
 
+/** Commander parser for an option that takes exactly one of `allowed`. */
+function oneOf<T extends string>(flag: string, allowed: readonly T[]): (v: string) => T {
+  return (v) => {
+    if (!allowed.includes(v as T))
+      throw new UsageError('BAD_OPTION', `${flag}: '${v}' is not one of ${allowed.join(', ')}`)
+    return v as T
+  }
+}
+
+/** Options of `codebook simulate kmeans`. */
+export interface SimulateKmeansOptions {
+  topology: string
+  n: number
+  d: number
+  k: number
+  /** Map slots per node (each node's own when absent). */
+  slots?: number
+  /** Use the first `nodes` nodes of the topology (all when absent). */
+  nodes?: number
+  broadcast: SimulatedBroadcast
+  aggregation: AggregationMode
+  mapGflops: number
+  chunkBytes: number
+  /** Per-message software cost α, seconds. */
+  startup: number
+  seed: number
+  json?: boolean
+}
+
+/** What `codebook simulate kmeans --json` prints: the inputs, then per-stage and total predictions. */
+export interface SimulatedKmeansIteration {
+  topology: string
+  nodes: number
+  n: number
+  d: number
+  k: number
+  slots: number[]
+  broadcast: SimulatedBroadcast
+  aggregation: AggregationMode
+  mapGflopsPerSlot: number
+  stages: Record<(typeof kmeansStages)[number], KmeansStagePrediction>
+  seconds: number
+}
+
+/**
+ * Predicts one K-means iteration on a topology, stage by stage: the broadcast and regroup
+ * schedules played on the flow-level simulator, the map term from flops and slots
+ * (`predictKmeansIteration`). Prints a table, or one JSON object with `--json`.
+ */
+export async function runSimulateKmeans(
+  o: SimulateKmeansOptions,
+  io: CommandIo = processIo(),
+): Promise<SimulatedKmeansIteration> {
+  const topology = await readTopology(o.topology)
+  const { algorithm, order } = plan(o.broadcast)
+  const r = predictKmeansIteration(topology, {
+    n: o.n,
+    d: o.d,
+    k: o.k,
+    ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+    ...(o.slots !== undefined ? { slots: o.slots } : {}),
+    broadcast: algorithm,
+    order,
+    aggregation: o.aggregation,
+    mapGflopsPerSlot: o.mapGflops,
+    chunkBytes: o.chunkBytes,
+    startup: o.startup,
+    seed: o.seed,
+  })
+  const out: SimulatedKmeansIteration = {
+    topology: topology.name,
+    nodes: r.nodes,
+    n: o.n,
+    d: o.d,
+    k: o.k,
+    slots: r.slots,
+    broadcast: o.broadcast,
+    aggregation: o.aggregation,
+    mapGflopsPerSlot: o.mapGflops,
+    stages: r.stages,
+    seconds: r.seconds,
+  }
+  if (o.json) {
+    io.stdout.write(`${JSON.stringify(out)}\n`)
+    return out
+  }
+  const mb = (b: number) => (b / 1e6).toFixed(1).padStart(12)
+  const lines = [
+    `topology ${topology.name}: ${r.nodes} nodes; n ${o.n}, d ${o.d}, k ${o.k}; broadcast ${o.broadcast}, aggregation ${o.aggregation}, ${o.mapGflops} GFLOP/s per slot`,
+    `${'stage'.padEnd(10)} ${'seconds'.padStart(12)} ${'MB sent'.padStart(12)} ${'cross-rack MB'.padStart(14)} ${'messages'.padStart(9)}`,
+    ...kmeansStages.map((s) => {
+      const st = r.stages[s]
+      return `${s.padEnd(10)} ${st.seconds.toFixed(4).padStart(12)} ${mb(st.bytes)} ${mb(st.crossRackBytes).padStart(14)} ${String(st.messages).padStart(9)}`
+    }),
+    `${'total'.padEnd(10)} ${r.seconds.toFixed(4).padStart(12)}`,
+  ]
+  io.stdout.write(`${lines.join('\n')}\n`)
+  return out
+}
+
 /** Registers `codebook simulate …`. */
 export function registerSimulate(program: Command): void {
   const simulate = program
@@ -115,5 +231,49 @@ export function registerSimulate(program: Command): void {
     .option('--json', 'one JSON object per result')
     .action(async (opts) => {
       await runSimulateBroadcast({ ...opts, startup: opts.startupUs * 1e-6 })
+    })
+  simulate
+    .command('kmeans')
+    .description(
+      'Predicted per-stage time of one K-means iteration on a topology: broadcast and regroup played on the simulator, map from flops',
+    )
+    .requiredOption(
+      '--topology <file>',
+      'topology file: JSON, or by extension a Slurm .conf or Hadoop .txt/.map rack map',
+    )
+    .requiredOption('--n <N>', 'vectors', positiveInt('--n'))
+    .requiredOption('--d <D>', 'dimensions', positiveInt('--d'))
+    .requiredOption('--k <K>', 'centroids', positiveInt('--k'))
+    .option('--slots <S>', "map slots per node (default: each node's slots)", positiveInt('--slots'))
+    .option('--nodes <P>', 'use the first P nodes of the topology (default: all)', positiveInt('--nodes'))
+    .option(
+      '--broadcast <name>',
+      `centroid broadcast: ${simulatedBroadcasts.join(', ')}`,
+      oneOf('--broadcast', simulatedBroadcasts),
+      'chain',
+    )
+    .option(
+      '--aggregation <mode>',
+      `regroup aggregation: ${aggregationModes.join(', ')}`,
+      oneOf('--aggregation', aggregationModes),
+      'local',
+    )
+    .option(
+      '--map-gflops <G>',
+      `map throughput per slot, GFLOP/s (default ${DEFAULT_MAP_GFLOPS_PER_SLOT}: the ONNX kernel as measured; ≈ 1 for the TypeScript reference)`,
+      positiveNumber('--map-gflops'),
+      DEFAULT_MAP_GFLOPS_PER_SLOT,
+    )
+    .option(
+      '--chunk-bytes <size>',
+      'broadcast pipeline chunk size',
+      byteSize('--chunk-bytes'),
+      DEFAULT_CHUNK_BYTES,
+    )
+    .option('--startup-us <us>', 'per-message software cost α in µs', nonNegativeNumber('--startup-us'), 0)
+    .option('--seed <n>', 'seed of a random chain order', nonNegativeInt('--seed'), 1)
+    .option('--json', 'one JSON object')
+    .action(async (opts) => {
+      await runSimulateKmeans({ ...opts, startup: opts.startupUs * 1e-6 })
     })
 }
