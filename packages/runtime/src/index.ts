@@ -8,9 +8,24 @@ export type { Group } from './collectives/group.ts'
 export type { Partials } from './collectives/regroup/partials.ts'
 export type { AggregationMode, RegroupResult } from './collectives/regroup/regroup.ts'
 export { aggregationModes, combineAtRoot, regroup } from './collectives/regroup/regroup.ts'
+export type { RegroupSchedules } from './collectives/schedules/regroup-schedule.ts'
+export { centroidBlocks, regroupSchedule } from './collectives/schedules/regroup-schedule.ts'
 export { CodebookError, DatasetFormatError, UsageError } from './errors.ts'
 export type { HistogramNorm } from './evaluation/bag-of-words.ts'
 export { encodeBagOfWords, encodeTriangle } from './evaluation/bag-of-words.ts'
+export type {
+  EvaluateOptions,
+  EvaluationEncoding,
+  EvaluationHistograms,
+  EvaluationProgress,
+  EvaluationResult,
+  EvaluationStage,
+  Misclassified,
+  VocabularyEvaluation,
+} from './evaluation/evaluate.ts'
+export { evaluateVocabularies } from './evaluation/evaluate.ts'
+export type { LabelledImageSet, LabelledImageSource } from './evaluation/labelled-images.ts'
+export { loadLabelledImages } from './evaluation/labelled-images.ts'
 export type { BinarySvm, LinearSvmModel, LinearSvmOptions } from './evaluation/linear-svm.ts'
 export { predictLinearSvm, trainBinarySvm, trainLinearSvm } from './evaluation/linear-svm.ts'
 export type { ClassificationReport } from './evaluation/metrics.ts'
@@ -49,6 +64,10 @@ export type { PartialSums } from './kmeans/accel/partial-sums.ts'
 export { accumulatePartialSums } from './kmeans/accel/partial-sums.ts'
 export type { YinyangOptions } from './kmeans/accel/yinyang.ts'
 export { createYinyangState } from './kmeans/accel/yinyang.ts'
+export type { KmeansAlgorithm, KmeansAlgorithmChoice } from './kmeans/algorithm.ts'
+export { chooseAlgorithm, kmeansAlgorithmChoices } from './kmeans/algorithm.ts'
+export type { BlobOptions } from './kmeans/bench-data.ts'
+export { benchData, generateBlobs } from './kmeans/bench-data.ts'
 export type { CentroidEncoding } from './kmeans/encoding/centroid-encoding.ts'
 export {
   CENTROID_ENCODING_ERROR,
@@ -83,11 +102,30 @@ export { runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
+export type {
+  KmeansIterationModel,
+  KmeansIterationPrediction,
+  KmeansStage,
+} from './simulator/predict-kmeans.ts'
+export { DEFAULT_MAP_GFLOPS_PER_SLOT, predictKmeansIteration } from './simulator/predict-kmeans.ts'
 export type { ChainOrderKind } from './topology/chain-order.ts'
 export { chainOrder, chainOrderKinds, rackCrossings } from './topology/chain-order.ts'
+export { formatHadoopRackMap, parseHadoopRackMap } from './topology/formats/hadoop.ts'
+export { compressHostlist, expandHostlist } from './topology/formats/hostlist.ts'
+export type { TopologyImportOptions } from './topology/formats/import-options.ts'
+export { formatSlurmTopology, parseSlurmTopology } from './topology/formats/slurm.ts'
+export type { TopologyFormat } from './topology/formats/topology-format.ts'
+export {
+  formatTopology,
+  parseTopology,
+  readTopologyFile,
+  topologyFormatFromPath,
+  topologyFormats,
+} from './topology/formats/topology-format.ts'
 export type { GenerateTopologyOptions } from './topology/generate.ts'
 export { generateTopology } from './topology/generate.ts'
 export { readTopology, workerRacks } from './topology/load-topology.ts'
+export { TopologyValidationError, topologyIssueCode, validateTopology } from './topology/validate-topology.ts'
 export type { ByteTotals } from './transport/byte-counters.ts'
 export type { DataPlaneOptions, PeerAddress, RecvChunk } from './transport/data-plane.ts'
 export { DataPlane, DEFAULT_CHUNK_BYTES, PeerUnreachableError } from './transport/data-plane.ts'

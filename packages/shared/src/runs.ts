@@ -38,6 +38,10 @@ export const WorkerIterationReport = z.object({
   /** Sum of squared distances of this worker's vectors to their nearest centroid. */
   inertia: z.number().nonnegative(),
   reassigned: z.number().int().nonnegative(),
+  /** Point–centroid distances this worker's map tasks evaluated (absent in older reports). */
+  distancesEvaluated: z.number().nonnegative().optional(),
+  /** Peak resident set of this worker's process so far, bytes (absent in older reports). */
+  maxRssBytes: z.number().nonnegative().optional(),
 })
 export type WorkerIterationReport = z.infer<typeof WorkerIterationReport>
 
@@ -60,5 +64,12 @@ export const IterationReport = z.object({
   /** Times this iteration was re-run from the checkpoint after a worker was lost or a broadcast failed. */
   restarts: z.number().int().nonnegative(),
   workers: z.array(WorkerIterationReport),
+  /**
+   * Point–centroid distances evaluated by all map tasks ÷ (n·k): 1 for Lloyd; below 1 once
+   * Hamerly / Yinyang bounds prune (dense passes count every entry, so ≥ 1 on the first iteration).
+   */
+  distanceFraction: z.number().nonnegative().optional(),
+  /** Broadcast payload bytes the centroid encoding saved against float32, over all receivers. */
+  broadcastBytesSaved: z.number().int().optional(),
 })
 export type IterationReport = z.infer<typeof IterationReport>

@@ -13,27 +13,10 @@ import { parseArgs } from 'node:util'
 import type { AccelState } from '../../src/kmeans/accel/accel-state.ts'
 import { createHamerlyState } from '../../src/kmeans/accel/hamerly.ts'
 import { accumulatePartialSums } from '../../src/kmeans/accel/partial-sums.ts'
-import { generateBlobs } from '../../src/kmeans/accel/test-support/blobs.ts'
 import { createYinyangState } from '../../src/kmeans/accel/yinyang.ts'
-import { randomInit } from '../../src/kmeans/init/random-init.ts'
+import { benchData } from '../../src/kmeans/bench-data.ts'
 import { createOrtKernel } from '../../src/kmeans/kernels/ort-kernel.ts'
 import { assignReference } from '../../src/kmeans/kernels/reference-kernel.ts'
-import { createRng } from '../../src/random/rng.ts'
-
-/** The data and initial centroids of a bench run, reproducible from its arguments. */
-export function benchData(
-  n: number,
-  d: number,
-  k: number,
-  blobs: number,
-  seed: number,
-): { points: Float32Array; init: Float32Array; checksum: number } {
-  const { points } = generateBlobs({ n, d, blobs, seed, spread: 3, sigma: 1 })
-  const { centroids } = randomInit(points, n, d, k, createRng(seed + 1))
-  let checksum = 0
-  for (let i = 0; i < points.length; i += 997) checksum += points[i]
-  return { points, init: centroids, checksum }
-}
 
 function update(
   points: Float32Array,

@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { writeNpy } from '../../src/formats/npy/npy-writer.ts'
-import { benchData } from './kernel-bench.ts'
+import { benchData } from '../../src/kmeans/bench-data.ts'
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander'
 import { CodebookError } from '../errors.ts'
 import { registerBenchCollective } from './commands/bench-collective.ts'
+import { registerBenchKmeans } from './commands/bench-kmeans.ts'
 import { registerConvert } from './commands/convert.ts'
+import { registerEvaluate } from './commands/evaluate.ts'
 import { registerHog } from './commands/hog.ts'
 import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
@@ -24,8 +26,10 @@ export function buildProgram(): Command {
   registerKmeans(program)
   registerWorker(program)
   registerBenchCollective(program)
+  registerBenchKmeans(program)
   registerTopology(program)
   registerSimulate(program)
+  registerEvaluate(program)
   return program
 }
 

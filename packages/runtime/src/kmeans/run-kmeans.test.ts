@@ -7,6 +7,11 @@ import { aggregationModes } from '../collectives/regroup/regroup.ts'
 import { spawnLocalWorker } from '../job/spawn.ts'
 import { WorkerPool } from '../job/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
+import {
+  encodedBytes as centroidBytes,
+  decodeCentroids,
+  encodeCentroids,
+} from './encoding/centroid-encoding.ts'
 import { assignReference } from './kernels/reference-kernel.ts'
 import { lloydReference } from './lloyd-reference.ts'
 import { type KmeansRunOptions, runKmeans } from './run-kmeans.ts'
@@ -104,6 +109,78 @@ describe('K-means on the runtime', () => {
     const run = await runKmeans(pool, options({ kernel: 'onnx', threadsPerTask: 1 }))
     expect(run.iterations).toBe(reference.iterations)
     expectClose(run.centroids, reference.centroids, 1e-4)
+  })
+
+  it('hamerly and yinyang map tasks (reference and ONNX dense passes) equal the reference Lloyd and prune distances', async () => {
+    const runs: [KmeansRunOptions['algorithm'], string][] = [
+      ['hamerly', 'reference'],
+      ['yinyang', 'reference'],
+      ['hamerly', 'onnx'],
+      ['yinyang', 'onnx'],
+    ]
+    for (const [algorithm, kernel] of runs) {
+      const reports: IterationReport[] = []
+      const run = await runKmeans(
+        pool,
+        options({ algorithm, kernel, threadsPerTask: 1, onIteration: (r) => reports.push(r) }),
+      )
+      const what = `${algorithm}/${kernel}`
+      expect(run.algorithm, what).toBe(algorithm)
+      expect(run.iterations, what).toBe(reference.iterations)
+      expectClose(run.centroids, reference.centroids, 1e-4)
+      expect(
+        reports.map((r) => r.reassigned),
+        what,
+      ).toEqual(reference.reassigned)
+      for (const [i, r] of reports.entries())
+        expect(Math.abs(r.inertia - reference.inertia[i]!) / reference.inertia[i]!, what).toBeLessThan(1e-6)
+      // Late iterations move few centroids far, so the bounds must skip most distances.
+      expect(reports.at(-1)!.distanceFraction!, what).toBeLessThan(0.5)
+      for (const r of reports) IterationReport.parse(r)
+    }
+  })
+
+  it('Lloyd evaluates every distance: distanceFraction is exactly 1, nothing saved by float32', async () => {
+    const reports: IterationReport[] = []
+    await runKmeans(pool, options({ maxIterations: 2, onIteration: (r) => reports.push(r) }))
+    for (const r of reports) {
+      expect(r.distanceFraction).toBe(1)
+      expect(r.broadcastBytesSaved).toBe(0)
+    }
+  })
+
+  it('float16 / uint8 broadcasts: workers assign to the decoded centroids, fewer bytes, centroids near float32', async () => {
+    const iterations = 6
+    const exact = await runKmeans(pool, options({ maxIterations: iterations, encoding: 'float32' }))
+    const plain = await runKmeans(pool, options({ maxIterations: iterations }))
+    expect(exact.centroids).toEqual(plain.centroids)
+    // The decoded centroids differ by ≤ 2⁻¹¹·|x| (float16) or half a step of (max − min) / 255
+    // (uint8); the updated centroids then differ only through points whose label flips near a
+    // boundary. Stated bound: every coordinate within 0.05 of float32's after 6 iterations (the
+    // data spans about [−7, 7] with unit noise per cluster; measured: float16 0.015, uint8 0).
+    const bound = 0.05
+    for (const encoding of ['float16', 'uint8'] as const) {
+      const reports: IterationReport[] = []
+      const run = await runKmeans(
+        pool,
+        options({ maxIterations: iterations, encoding, onIteration: (r) => reports.push(r) }),
+      )
+      expect(run.iterations).toBe(iterations)
+      // Independent check of iteration 1: brute-force inertia against the decoded initial centroids.
+      const decoded = decodeCentroids(encodeCentroids(init, K, D, encoding), K, D, encoding)
+      const sse = assignReference(points, decoded, D).distancesSq.reduce((s, v) => s + v, 0)
+      expect(Math.abs(reports[0]!.inertia - sse) / sse).toBeLessThan(1e-6)
+      const saved = (P - 1) * (K * D * 4 - centroidBytes(K, D, encoding))
+      for (const r of reports) {
+        expect(r.broadcastBytesSaved).toBe(saved)
+        const received = r.workers.reduce((s, w) => s + w.stages.broadcast.bytesReceived, 0)
+        expect(received).toBe((P - 1) * centroidBytes(K, D, encoding))
+      }
+      let worst = 0
+      for (let i = 0; i < run.centroids.length; i++)
+        worst = Math.max(worst, Math.abs(run.centroids[i]! - exact.centroids[i]!))
+      expect(worst, encoding).toBeLessThanOrEqual(bound)
+    }
   })
 
   it('stops on the relative inertia change when tol > 0', async () => {

@@ -8,6 +8,8 @@ import { asFloat64, bytesOf } from '../job/control-channel.ts'
 import { WorkerLostError, type WorkerPool, WorkerRequestError } from '../job/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import { type ChainOrderKind, chainOrder } from '../topology/chain-order.ts'
+import { chooseAlgorithm, type KmeansAlgorithm, type KmeansAlgorithmChoice } from './algorithm.ts'
+import { type CentroidEncoding, encodeCentroids, encodedBytes } from './encoding/centroid-encoding.ts'
 import type { IterateRequest, IterateResult, LoadRequest } from './kmeans-worker.ts'
 import { shouldStop, updateCentroids } from './update-centroids.ts'
 
@@ -43,6 +45,10 @@ export interface KmeansRunOptions {
   seed: number
   /** Kernel name from kmeans/kernel-registry.ts. */
   kernel?: string
+  /** Assignment algorithm of every map task (default `lloyd`); `auto` picks by k (see algorithm.ts). */
+  algorithm?: KmeansAlgorithmChoice
+  /** Encoding of the centroid broadcast (default float32: exact). */
+  encoding?: CentroidEncoding
   /** Threads per map task's kernel (see LoadRequest.threadsPerTask); each worker decides when absent. */
   threadsPerTask?: number
   /** The root waits this long for every receiver's broadcast acknowledgement (default 60 s). */
@@ -58,15 +64,19 @@ export interface KmeansRunOptions {
 
 /** Result of a run. */
 export interface KmeansRunResult {
+  /** The algorithm the map tasks ran (`auto` resolved). */
+  algorithm: KmeansAlgorithm
   centroids: Float32Array
   iterations: number
   inertia: number
   reports: IterationReport[]
+  /** Driver wall time of each iteration, ms (`now()` from sending the centroids to the new centroids; re-runs included). */
+  iterationMs: number[]
 }
 
 /**
  * The driver's K-means loop on a {@link WorkerPool}: loads every worker's partition once, then
- * runs Lloyd iterations as broadcast → map → shuffle → reduce → combine (worker 0 is the
+ * runs iterations (Lloyd, or exact Hamerly / Yinyang assignment in the map tasks) as broadcast → map → shuffle → reduce → combine (worker 0 is the
  * broadcast root and gathers the reduced blocks), forms the new centroids, and stops by
  * `maxIterations` / `tol`.
  *
@@ -89,6 +99,12 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
   const rows = blockBounds(n, p)
   const slots = Math.max(1, opts.slots)
   const ranks = Array.from({ length: p }, (_, i) => i)
+  let widest = 0
+  for (let r = 0; r < p; r++) widest = Math.max(widest, rows[r + 1]! - rows[r]!)
+  const algorithm = chooseAlgorithm(opts.algorithm ?? 'lloyd', k, widest)
+  const encoding = opts.encoding ?? 'float32'
+  // Each of the p − 1 receivers gets the whole (encoded) centroid message once, whatever the broadcast algorithm.
+  const broadcastBytesSaved = (p - 1) * (encodedBytes(k, d, 'float32') - encodedBytes(k, d, encoding))
 
   async function load(rank: number): Promise<void> {
     const count = rows[rank + 1]! - rows[rank]!
@@ -100,7 +116,14 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       opts.data.kind === 'inline'
         ? [bytesOf(opts.data.points.subarray(rows[rank]! * d, rows[rank + 1]! * d))]
         : []
-    const req: LoadRequest = { d, slots, kernel: opts.kernel, threadsPerTask: opts.threadsPerTask, partition }
+    const req: LoadRequest = {
+      d,
+      slots,
+      kernel: opts.kernel,
+      threadsPerTask: opts.threadsPerTask,
+      algorithm,
+      partition,
+    }
     await pool.request(rank, { type: 'kmeans-load', ...req }, blobs)
   }
   await Promise.all(ranks.map(load))
@@ -124,11 +147,13 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
   async function iterate(): Promise<KmeansRunResult> {
     let centroids: Float32Array = Float32Array.from(opts.init)
     const reports: IterationReport[] = []
+    const iterationMs: number[] = []
     let prevInertia: number | null = null
     let lastInertia = 0
     let iteration = 0
     while (iteration < opts.maxIterations) {
       iteration++
+      const started = opts.now()
       let restarts = 0
       let done: { results: IterateResult[]; sums: Float64Array; counts: Float64Array } | null = null
       while (!done) {
@@ -159,7 +184,9 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
           aggregation: opts.aggregation,
           taskCounts: ranks.map(() => slots),
           timeoutMs: opts.timeoutMs,
+          encoding,
         }
+        const blob = encoding === 'float32' ? bytesOf(centroids) : encodeCentroids(centroids, k, d, encoding)
         let aborted = false
         const abortAll = () => {
           // The first failure aborts the attempt everywhere, so no survivor waits on a message that will never come.
@@ -171,7 +198,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
         const settled = await Promise.allSettled(
           ranks.map((r) =>
             pool
-              .request(r, { type: 'kmeans-iterate', ...req }, r === 0 ? [bytesOf(centroids)] : [])
+              .request(r, { type: 'kmeans-iterate', ...req }, r === 0 ? [blob] : [])
               .catch((err: unknown) => {
                 abortAll()
                 throw err
@@ -214,7 +241,10 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
         createRng(opts.seed + iteration),
       )
       const report = buildReport(iteration, done.results, pool.racks, update.emptyClustersSplit, restarts)
+      report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
+      report.broadcastBytesSaved = broadcastBytesSaved
       reports.push(report)
+      iterationMs.push(opts.now() - started)
       opts.onIteration?.(report)
       centroids = update.centroids
       lastInertia = report.inertia
@@ -222,7 +252,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       prevInertia = report.inertia
       if (stop) break
     }
-    return { centroids, iterations: iteration, inertia: lastInertia, reports }
+    return { algorithm, centroids, iterations: iteration, inertia: lastInertia, reports, iterationMs }
   }
 }
 
@@ -270,6 +300,8 @@ export function buildReport(
     ) as WorkerIterationReport['stages'],
     inertia: r.inertia,
     reassigned: r.reassigned,
+    distancesEvaluated: r.distancesEvaluated,
+    maxRssBytes: r.maxRssBytes,
   }))
   return {
     iteration,

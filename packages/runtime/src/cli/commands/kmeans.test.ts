@@ -4,7 +4,11 @@ import { join } from 'node:path'
 import { IterationReport, Topology } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openNpy, writeNpy } from '../../formats/index.ts'
+import { decodeCentroids, encodeCentroids } from '../../kmeans/encoding/centroid-encoding.ts'
+import { kmeansParallelInit } from '../../kmeans/init/kmeans-parallel.ts'
 import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
+import { randomInit } from '../../kmeans/init/random-init.ts'
+import { assignReference, createReferenceKernel } from '../../kmeans/kernels/reference-kernel.ts'
 import { lloydReference } from '../../kmeans/lloyd-reference.ts'
 import { createRng } from '../../random/rng.ts'
 import { main } from '../main.ts'
@@ -133,6 +137,68 @@ describe('codebook kmeans', () => {
     // Same seed → same k-means++ init over the (whole, since n is small) data.
     const init = kmeansPlusPlus(widened, d, k, createRng(4))
     const reference = lloydReference(widened, d, init, { maxIterations: 50, tol: 0, seed: 4 })
+    expect(res.iterations).toBe(reference.iterations)
+    for (let i = 0; i < k * d; i++)
+      expect(Math.abs(res.centroids[i]! - reference.centroids[i]!)).toBeLessThan(
+        1e-4 * Math.max(1, Math.abs(reference.centroids[i]!)),
+      )
+  })
+
+  it('--init random|kmeans-parallel seed the init; --algorithm and --encoding reach the report', async () => {
+    // Through argv: random init (k distinct rows, seeded), hamerly map tasks, float16 broadcast.
+    const io = collect()
+    const argv = ['kmeans', '--data', join(dir, 'x.npy'), '--k', String(k), '--init', 'random', '--seed', '5']
+    const extra = [
+      '--algorithm',
+      'hamerly',
+      '--encoding',
+      'float16',
+      '--iterations',
+      '3',
+      '--tol',
+      '0',
+      '--json',
+    ]
+    expect(await mainWith([...argv, ...extra], io)).toBe(0)
+    const reports = io.out
+      .join('')
+      .split('\n')
+      .filter((l) => l.startsWith('{"iteration"'))
+      .map((l) => IterationReport.parse(JSON.parse(l)))
+    expect(reports).toHaveLength(3)
+    const randomRows = randomInit(points, n, d, k, createRng(5)).centroids
+    const decoded = decodeCentroids(encodeCentroids(randomRows, k, d, 'float16'), k, d, 'float16')
+    const sse = assignReference(points, decoded, d).distancesSq.reduce((s, v) => s + v, 0)
+    expect(Math.abs(reports[0]!.inertia - sse) / sse).toBeLessThan(1e-6)
+    expect(reports[0]!.broadcastBytesSaved).toBe(k * d * 2)
+    expect(reports[0]!.distanceFraction).toBeGreaterThanOrEqual(1)
+
+    // k-means|| (exact Yinyang map tasks): the reference Lloyd from the same seeded k-means|| init.
+    const res = await runKmeansCommand(
+      {
+        data: join(dir, 'x.npy'),
+        k,
+        init: 'kmeans-parallel',
+        algorithm: 'yinyang',
+        iterations: 50,
+        tol: 0,
+        workers: 2,
+        slots: 1,
+        broadcast: 'chain',
+        chainOrder: 'rank',
+        aggregation: 'local',
+        seed: 7,
+        chunkBytes: 4096,
+        kernel: 'reference',
+        json: true,
+      },
+      collect(),
+    )
+    const init = (
+      await kmeansParallelInit(points, n, d, k, { rng: createRng(7), kernel: createReferenceKernel() })
+    ).centroids
+    const reference = lloydReference(points, d, init, { maxIterations: 50, tol: 0, seed: 7 })
+    expect(res.algorithm).toBe('yinyang')
     expect(res.iterations).toBe(reference.iterations)
     for (let i = 0; i < k * d; i++)
       expect(Math.abs(res.centroids[i]! - reference.centroids[i]!)).toBeLessThan(

@@ -7,9 +7,13 @@ import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
 import { WorkerPool } from '../../job/worker-pool.ts'
+import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
+import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
+import { kmeansParallelInit } from '../../kmeans/init/kmeans-parallel.ts'
 import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
-import { kernelNames } from '../../kmeans/kernel-registry.ts'
-import { runKmeans } from '../../kmeans/run-kmeans.ts'
+import { randomInit } from '../../kmeans/init/random-init.ts'
+import { kernelFactory, kernelNames } from '../../kmeans/kernel-registry.ts'
+import { type KmeansRunResult, runKmeans } from '../../kmeans/run-kmeans.ts'
 import { createRng } from '../../random/rng.ts'
 import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
 import { readTopology, workerRacks } from '../../topology/load-topology.ts'
@@ -29,7 +33,12 @@ export interface KmeansCommandOptions {
   chainOrder: ChainOrderKind
   aggregation: AggregationMode
   topology?: string
+  /** Initial centroids: a k × d .npy file, or an init method of {@link INIT_METHODS} (default kmeans++). */
   init?: string
+  /** Assignment algorithm of the map tasks (default lloyd). */
+  algorithm?: KmeansAlgorithmChoice
+  /** Encoding of the centroid broadcast (default float32). */
+  encoding?: CentroidEncoding
   seed: number
   chunkBytes: number
   out?: string
@@ -37,12 +46,26 @@ export interface KmeansCommandOptions {
   kernel: string
 }
 
-/** k-means++ runs on at most this many vectors (an even, seeded stride over the data) to keep the driver's init cheap. */
+/** Seeded init methods `--init` accepts besides a .npy file (to use a file with such a name, write ./random). */
+export const INIT_METHODS = ['kmeans++', 'kmeans-parallel', 'random'] as const
+
+/** An init method of {@link INIT_METHODS}. */
+export type InitMethod = (typeof INIT_METHODS)[number]
+
+/** Whether an `--init` value names a method rather than a file. */
+export function isInitMethod(init: string): init is InitMethod {
+  return (INIT_METHODS as readonly string[]).includes(init)
+}
+
+/** The init methods run on at most this many vectors (an even, seeded stride over the data) to keep the driver's init cheap. */
 const INIT_SAMPLE_ROWS = 100_000
 
-/** Reads the initial centroids: the --init file, or k-means++ over (a sample of) the data. */
+/**
+ * Reads the initial centroids: the --init file, or the --init method (k-means++ by default,
+ * k-means|| or k distinct random rows) over (a sample of) the data, seeded by --seed.
+ */
 async function initialCentroids(o: KmeansCommandOptions, n: number, d: number): Promise<Float32Array> {
-  if (o.init) {
+  if (o.init && !isInitMethod(o.init)) {
     const f = await openNpy(o.init)
     try {
       if (f.d !== d)
@@ -55,7 +78,9 @@ async function initialCentroids(o: KmeansCommandOptions, n: number, d: number): 
       await f.close()
     }
   }
+  const method: InitMethod = o.init && isInitMethod(o.init) ? o.init : 'kmeans++'
   if (o.k === undefined) throw new UsageError('KMEANS_NO_K', 'give --k, or --init with the initial centroids')
+  const k = o.k
   const f = await openNpy(o.data)
   try {
     const stride = Math.max(1, Math.ceil(n / INIT_SAMPLE_ROWS))
@@ -75,7 +100,21 @@ async function initialCentroids(o: KmeansCommandOptions, n: number, d: number): 
         m++
       }
     }
-    return kmeansPlusPlus(sample.subarray(0, m * d), d, o.k, createRng(o.seed))
+    const rows = sample.subarray(0, m * d)
+    if (k > m)
+      throw new UsageError(
+        'KMEANS_BAD_K',
+        `k = ${k} exceeds the ${m} vectors the init samples from ${o.data}`,
+      )
+    if (method === 'kmeans++') return kmeansPlusPlus(rows, d, k, createRng(o.seed))
+    if (method === 'random') return randomInit(rows, m, d, k, createRng(o.seed)).centroids
+    // k-means|| distance passes run on the run's kernel (BLAS speed with onnx), on all cores.
+    const kernel = await kernelFactory(o.kernel)({ threads: availableParallelism() })
+    try {
+      return (await kmeansParallelInit(rows, m, d, k, { rng: createRng(o.seed), kernel })).centroids
+    } finally {
+      await kernel.dispose()
+    }
   } finally {
     await f.close()
   }
@@ -90,6 +129,8 @@ function humanLine(r: IterationReport): string {
     )
     .join(', ')
   const extra = [
+    r.distanceFraction !== undefined ? `distance fraction ${r.distanceFraction.toPrecision(3)}` : '',
+    r.broadcastBytesSaved ? `${r.broadcastBytesSaved} B saved by encoding` : '',
     r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
     r.restarts ? `${r.restarts} restarts` : '',
   ]
@@ -107,7 +148,7 @@ export async function runKmeansCommand(
   o: KmeansCommandOptions,
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
-): Promise<{ centroids: Float32Array; iterations: number; inertia: number }> {
+): Promise<KmeansRunResult> {
   const f = await openNpy(o.data)
   const { n, d } = f
   await f.close()
@@ -127,8 +168,13 @@ export async function runKmeansCommand(
       aggregation: o.aggregation,
       seed: o.seed,
       kernel: o.kernel,
-      // Locally spawned workers share this machine: split its cores between every map task.
-      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / (o.workers * o.slots))),
+      algorithm: o.algorithm,
+      encoding: o.encoding,
+      // Locally spawned workers share this machine: split its cores between the workers. Not
+      // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
+      // thread, so a worker's map tasks run one after another (measured at 100k × 512 × 1,000,
+      // 2 cores: 2 slots × 1 thread 1.31 s per map stage, 1 slot × 2 threads 0.93 s).
+      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / o.workers)),
       now: () => performance.now(),
       onIteration: (r) => io.stdout.write(o.json ? `${JSON.stringify(r)}\n` : humanLine(r)),
     })
@@ -183,7 +229,23 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       '--topology <file>',
       'topology JSON: worker i runs as the i-th node (its rack counts for cross-rack bytes)',
     )
-    .option('--init <file>', 'initial centroids, k × d .npy')
+    .option(
+      '--init <file|method>',
+      `initial centroids: a k × d .npy, or a seeded method over the data (${INIT_METHODS.join(' | ')}; default kmeans++)`,
+    )
+    .addOption(
+      new Option(
+        '--algorithm <name>',
+        'map-task assignment: lloyd, exact hamerly / yinyang bounds, or auto (lloyd for k < 64, hamerly for k < 2000 or when yinyang n·k/10 bounds per worker exceed 2^27, else yinyang)',
+      )
+        .choices(kmeansAlgorithmChoices)
+        .default('lloyd'),
+    )
+    .addOption(
+      new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')
+        .choices(CENTROID_ENCODINGS)
+        .default('float32'),
+    )
     .option(
       '--seed <S>',
       'seed of the init, random chain order and empty-cluster splits',

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { benchData } from '../../kmeans/bench-data.ts'
+import { lloydReference } from '../../kmeans/lloyd-reference.ts'
+import type { CommandIo } from '../progress.ts'
+import { runBenchKmeans } from './bench-kmeans.ts'
+
+function collect(): CommandIo & { out: string[] } {
+  const out: string[] = []
+  return { out, stdout: { write: (s: string) => out.push(s) }, stderr: process.stderr }
+}
+
+describe('codebook bench kmeans', () => {
+  it('prints the JSON summary of a run on seeded data, with the reference Lloyd inertia', async () => {
+    const [n, d, k, blobs, seed] = [600, 8, 7, 4, 3]
+    const io = collect()
+    await runBenchKmeans(
+      {
+        n,
+        d,
+        k,
+        iterations: 4,
+        algorithm: 'hamerly',
+        workers: 2,
+        slots: 1,
+        kernel: 'reference',
+        tol: 0,
+        blobs,
+        seed,
+        json: true,
+      },
+      io,
+    )
+    const printed = JSON.parse(io.out.join(''))
+    expect(Object.keys(printed).sort()).toEqual(
+      ['distanceFraction', 'inertia', 'iterations', 'msPerIteration', 'peakRssMB', 'totalMs'].sort(),
+    )
+    // Independent: the same seeded data and init through the single-process reference.
+    const { points, init } = benchData(n, d, k, blobs, seed)
+    const reference = lloydReference(points, d, init, { maxIterations: 4, tol: 0, seed })
+    expect(printed.iterations).toBe(reference.iterations)
+    expect(Math.abs(printed.inertia - reference.inertia.at(-1)!) / reference.inertia.at(-1)!).toBeLessThan(
+      1e-6,
+    )
+    // Hamerly's first iteration is a full scan (fraction 1); later ones prune on blob data.
+    expect(printed.distanceFraction).toBeGreaterThan(0)
+    expect(printed.distanceFraction).toBeLessThan(1)
+    expect(printed.msPerIteration).toBeGreaterThan(0)
+    expect(printed.totalMs).toBeGreaterThanOrEqual(printed.msPerIteration)
+    // At least this process's own resident set (vitest alone is tens of MiB), and not absurd.
+    expect(printed.peakRssMB).toBeGreaterThan(process.memoryUsage().heapUsed / 2 ** 20 / 2)
+    expect(printed.peakRssMB).toBeLessThan(64 * 1024)
+  })
+})

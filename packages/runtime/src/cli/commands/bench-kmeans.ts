@@ -1,0 +1,168 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Command, Option } from 'commander'
+import { UsageError } from '../../errors.ts'
+import { writeNpy } from '../../formats/index.ts'
+import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
+import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
+import { benchData } from '../../kmeans/bench-data.ts'
+import { kernelNames } from '../../kmeans/kernel-registry.ts'
+import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
+import { type CommandIo, processIo } from '../progress.ts'
+import { runKmeansCommand } from './kmeans.ts'
+import { nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
+
+/** Options of `codebook bench kmeans`. */
+export interface BenchKmeansOptions {
+  /** Size of the generated data (ignored with `data`). */
+  n: number
+  d: number
+  k: number
+  iterations: number
+  algorithm: KmeansAlgorithmChoice
+  /** A .npy to cluster instead of generated data. */
+  data?: string
+  /** Initial centroids .npy; default: the generated data's seeded random rows, or `--init random` over `data`. */
+  init?: string
+  workers: number
+  slots: number
+  kernel: string
+  /** 0 (default): run `iterations` unless no vector changes cluster earlier. */
+  tol: number
+  /** Gaussian blobs of the generated data; 0 = standard normal. */
+  blobs: number
+  seed: number
+  json?: boolean
+}
+
+/** What `codebook bench kmeans` prints. */
+export interface BenchKmeansResult {
+  /** Median driver wall time of one iteration, ms. */
+  msPerIteration: number
+  /** Driver wall time of all iterations (to convergence or the cap), ms; excludes spawning, loading and init. */
+  totalMs: number
+  iterations: number
+  /** Inertia of the last iteration's assignment. */
+  inertia: number
+  /** Distances evaluated ÷ (n·k·iterations): 1 for Lloyd. */
+  distanceFraction: number
+  /** Peak resident set, MiB: the largest of the driver's and every worker's process. */
+  peakRssMB: number
+}
+
+/** The median of a non-empty list. */
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+/**
+ * Runs `codebook bench kmeans`: writes seeded data (and its init) to a temporary directory
+ * unless `--data` is given, then runs K-means exactly as `codebook kmeans` does (spawned local
+ * workers, .npy partitions) and summarises the per-iteration reports.
+ */
+export async function runBenchKmeans(
+  o: BenchKmeansOptions,
+  io: CommandIo = processIo(),
+  spawn: SpawnWorker = spawnLocalWorker,
+): Promise<BenchKmeansResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'codebook-bench-kmeans-'))
+  try {
+    let data = o.data
+    let init = o.init
+    if (!data) {
+      if (o.k > o.n) throw new UsageError('BENCH_BAD_K', `--k ${o.k} exceeds --n ${o.n}`)
+      const generated = benchData(o.n, o.d, o.k, o.blobs, o.seed)
+      data = join(dir, 'points.npy')
+      await writeNpy(data, generated.points, o.n, o.d)
+      if (!init) {
+        init = join(dir, 'init.npy')
+        await writeNpy(init, generated.init, o.k, o.d)
+      }
+    }
+    const silent: CommandIo = { stdout: { write: () => true }, stderr: io.stderr }
+    const run = await runKmeansCommand(
+      {
+        data,
+        k: o.k,
+        init: init ?? 'random',
+        iterations: o.iterations,
+        tol: o.tol,
+        workers: o.workers,
+        slots: o.slots,
+        broadcast: 'chain',
+        chainOrder: 'topology',
+        aggregation: 'local',
+        seed: o.seed,
+        chunkBytes: DEFAULT_CHUNK_BYTES,
+        kernel: o.kernel,
+        algorithm: o.algorithm,
+        json: true,
+      },
+      silent,
+      spawn,
+    )
+    const fractions = run.reports.map((r) => r.distanceFraction ?? 1)
+    let rss = process.resourceUsage().maxRSS * 1024
+    for (const r of run.reports) for (const w of r.workers) rss = Math.max(rss, w.maxRssBytes ?? 0)
+    const result: BenchKmeansResult = {
+      msPerIteration: median(run.iterationMs),
+      totalMs: run.iterationMs.reduce((s, v) => s + v, 0),
+      iterations: run.iterations,
+      inertia: run.inertia,
+      distanceFraction: fractions.reduce((s, v) => s + v, 0) / fractions.length,
+      peakRssMB: rss / 2 ** 20,
+    }
+    io.stdout.write(
+      o.json
+        ? `${JSON.stringify(result)}\n`
+        : `${run.algorithm} on ${o.kernel}: ${result.msPerIteration.toFixed(1)} ms/iteration (median), ` +
+            `${result.totalMs.toFixed(0)} ms for ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}, ` +
+            `distance fraction ${result.distanceFraction.toPrecision(3)}, peak RSS ${result.peakRssMB.toFixed(0)} MiB\n`,
+    )
+    return result
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** Registers `codebook bench kmeans`. */
+export function registerBenchKmeans(program: Command, io: CommandIo = processIo()): void {
+  const bench =
+    program.commands.find((c) => c.name() === 'bench') ?? program.command('bench').description('Benchmarks')
+  bench
+    .command('kmeans')
+    .description(
+      'Time K-means as `codebook kmeans` runs it (spawned local workers) on seeded data (or --data): ' +
+        'prints median ms per iteration, total ms, iterations, inertia, distance fraction and peak RSS ' +
+        '(max over the driver and workers). Not a test: note the machine load with the figures.',
+    )
+    .option('--n <N>', 'generated vectors', positiveInt('--n'), 20_000)
+    .option('--d <D>', 'generated dimensions', positiveInt('--d'), 128)
+    .requiredOption('--k <K>', 'centroids', positiveInt('--k'))
+    .option('--iterations <I>', 'maximum iterations', positiveInt('--iterations'), 10)
+    .addOption(
+      new Option('--algorithm <name>', 'map-task assignment')
+        .choices(kmeansAlgorithmChoices)
+        .default('lloyd'),
+    )
+    .option('--data <file>', 'cluster this .npy instead of generated data')
+    .option('--init <file>', 'initial centroids .npy (default: seeded random rows)')
+    .option('--workers <P>', 'worker processes', positiveInt('--workers'), 1)
+    .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), 1)
+    .option('--kernel <name>', `assignment kernel: ${kernelNames().join(' | ')}`, 'onnx')
+    .option('--tol <T>', 'relative inertia change that stops the run', nonNegativeNumber('--tol'), 0)
+    .option(
+      '--blobs <B>',
+      'Gaussian blobs in the generated data (0: standard normal)',
+      nonNegativeInt('--blobs'),
+      0,
+    )
+    .option('--seed <S>', 'seed of the data, init and splits', nonNegativeInt('--seed'), 1)
+    .option('--json', 'print the result as one JSON object')
+    .action(async (o: BenchKmeansOptions) => {
+      await runBenchKmeans(o, io)
+    })
+}
