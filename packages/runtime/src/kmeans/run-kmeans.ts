@@ -57,7 +57,8 @@ export interface KmeansRunOptions {
   timeoutMs?: number
   /** Re-runs of one iteration from the checkpoint before giving up. */
   maxRestarts?: number
-  onIteration?: (report: IterationReport) => void
+  /** Called after every iteration with its report and the new centroids (a checkpoint for the caller). */
+  onIteration?: (report: IterationReport, centroids: Float32Array) => void
   /** Monotonic milliseconds. */
   now: () => number
 }
@@ -245,7 +246,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       report.broadcastBytesSaved = broadcastBytesSaved
       reports.push(report)
       iterationMs.push(opts.now() - started)
-      opts.onIteration?.(report)
+      opts.onIteration?.(report, update.centroids)
       centroids = update.centroids
       lastInertia = report.inertia
       const stop = shouldStop(opts, iteration, report.inertia, prevInertia, report.reassigned)
