@@ -17,6 +17,8 @@ import { homePlugin } from './home/home-plugin.ts'
 import { ApiError } from './http/api-error.ts'
 import { errorPlugin } from './http/error-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
+import { runRoutes } from './runs/run-routes.ts'
+import { runsPlugin } from './runs/runs-plugin.ts'
 
 /** Write requests one client IP may make per minute. Generous: it guards against runaway scripts, not users. */
 export const WRITE_RATE_LIMIT_PER_MINUTE = 300
@@ -84,7 +86,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
     await app.register(datasetsPlugin, { seedDemo: config.seedDemo })
+    await app.register(runsPlugin, { maxConcurrentRuns: config.maxConcurrentRuns })
     await app.register(healthRoutes, { prefix: '/api' })
+    await app.register(runRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(uploadRoutes, { maxUploadBytes: config.maxUploadBytes })
     if (serveWeb) await app.register(fastifyStatic, { root: webDist })

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       seedDemo: true,
       logLevel: 'info',
       maxUploadBytes: 64 * 1024 ** 3,
+      maxConcurrentRuns: 1,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
   })
@@ -27,6 +28,7 @@ describe('loadConfig', () => {
       CODEBOOK_SEED_DEMO: 'false',
       LOG_LEVEL: 'debug',
       CODEBOOK_MAX_UPLOAD_BYTES: '1048576',
+      CODEBOOK_MAX_CONCURRENT_RUNS: '3',
     })
     expect(config).toEqual({
       port: 0,
@@ -37,6 +39,7 @@ describe('loadConfig', () => {
       seedDemo: false,
       logLevel: 'debug',
       maxUploadBytes: 1048576,
+      maxConcurrentRuns: 3,
     })
   })
 
@@ -47,5 +50,6 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CODEBOOK_SEED_DEMO: 'maybe' })).toThrow(/CODEBOOK_SEED_DEMO/)
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/)
     expect(() => loadConfig({ CODEBOOK_MAX_UPLOAD_BYTES: '-1' })).toThrow(/CODEBOOK_MAX_UPLOAD_BYTES/)
+    expect(() => loadConfig({ CODEBOOK_MAX_CONCURRENT_RUNS: '0' })).toThrow(/CODEBOOK_MAX_CONCURRENT_RUNS/)
   })
 })

@@ -21,6 +21,8 @@ export interface Config {
   logLevel: string
   /** Largest accepted upload in bytes (tus and direct). */
   maxUploadBytes: number
+  /** Runs executed at the same time; further runs wait in the queue. */
+  maxConcurrentRuns: number
 }
 
 // Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
@@ -64,6 +66,7 @@ const EnvSchema = z.object({
       .max(Number.MAX_SAFE_INTEGER)
       .default(64 * GiB),
   ),
+  CODEBOOK_MAX_CONCURRENT_RUNS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
 })
 
 /**
@@ -92,5 +95,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     seedDemo: e.CODEBOOK_SEED_DEMO,
     logLevel: e.LOG_LEVEL,
     maxUploadBytes: e.CODEBOOK_MAX_UPLOAD_BYTES,
+    maxConcurrentRuns: e.CODEBOOK_MAX_CONCURRENT_RUNS,
   }
 }

@@ -14,8 +14,20 @@ export {
 } from './datasets.ts'
 export { ErrorBody } from './errors.ts'
 export { Health } from './health.ts'
+export type { CreateRunInput, RunParams } from './runs.ts'
 export {
+  CreateRun,
   IterationReport,
+  Run,
+  RunEvent,
+  RunEventList,
+  RunEventType,
+  RunJoin,
+  RunList,
+  RunSocketEvent,
+  RunStatus,
+  runEventTypes,
+  runStatuses,
   StageName,
   StageReport,
   stageNames,

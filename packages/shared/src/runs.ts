@@ -73,3 +73,90 @@ export const IterationReport = z.object({
   broadcastBytesSaved: z.number().int().optional(),
 })
 export type IterationReport = z.infer<typeof IterationReport>
+
+/** Lifecycle of a run. `interrupted`: the server stopped while it was running (resume is a later step). */
+export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const
+export const RunStatus = z.enum(runStatuses)
+export type RunStatus = z.infer<typeof RunStatus>
+
+/**
+ * Body of `POST /api/runs`: the `codebook kmeans` flags in camelCase (same defaults, except the
+ * kernel: the server defaults to `onnx`). The init is k-means++ seeded by `seed`.
+ */
+export const CreateRun = z.object({
+  datasetId: z.string().min(1),
+  k: z.number().int().positive(),
+  maxIterations: z.number().int().positive().max(100_000),
+  /** Worker processes the server spawns for this run. */
+  workers: z.number().int().positive().max(256),
+  /** Relative inertia change that stops the run; 0 runs until no vector changes cluster. */
+  tol: z.number().nonnegative().default(1e-4),
+  /** Map tasks per worker. */
+  slots: z.number().int().positive().max(64).default(1),
+  broadcast: z.enum(['simple', 'mst', 'bucket', 'chain']).default('chain'),
+  chainOrder: z.enum(['topology', 'rank', 'random']).default('topology'),
+  aggregation: z.enum(['direct', 'local', 'three-stage', 'allreduce']).default('local'),
+  algorithm: z.enum(['lloyd', 'hamerly', 'yinyang', 'auto']).default('lloyd'),
+  /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …). */
+  kernel: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .default('onnx'),
+  seed: z.number().int().nonnegative().default(1),
+  /** Accepted and stored, not used yet: runs place workers on local processes only. */
+  topologyId: z.string().min(1).optional(),
+})
+/** What a client sends (defaults optional). */
+export type CreateRunInput = z.input<typeof CreateRun>
+/** The parameters as stored (defaults applied). */
+export type RunParams = z.infer<typeof CreateRun>
+
+/** A K-means run as stored and served by `/api/runs`. */
+export const Run = z.object({
+  id: z.string(),
+  datasetId: z.string(),
+  status: RunStatus,
+  params: CreateRun,
+  /** Iterations finished so far (0 before the first one). */
+  iteration: z.number().int().nonnegative(),
+  /** Inertia reported by the last finished iteration; null before the first one. */
+  inertia: z.number().nonnegative().nullable(),
+  /** The learned vocabulary, once the run succeeded. */
+  vocabularyId: z.string().nullable().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable().optional(),
+  finishedAt: z.string().nullable().optional(),
+})
+export type Run = z.infer<typeof Run>
+
+/** `GET /api/runs`: newest first. */
+export const RunList = z.object({ runs: z.array(Run) })
+export type RunList = z.infer<typeof RunList>
+
+export const runEventTypes = ['state', 'iteration', 'log', 'progress'] as const
+export const RunEventType = z.enum(runEventTypes)
+export type RunEventType = z.infer<typeof RunEventType>
+
+/**
+ * One stored event of a run; `seq` is 1, 2, 3, … per run without gaps. `data` is the whole run
+ * record for `state`, an {@link IterationReport} for `iteration`, `{ message }` for `log`.
+ */
+export const RunEvent = z.object({
+  seq: z.number().int().positive(),
+  type: RunEventType,
+  data: z.unknown(),
+})
+export type RunEvent = z.infer<typeof RunEvent>
+
+/** `GET /api/runs/:id/events?after=SEQ`. */
+export const RunEventList = z.object({ events: z.array(RunEvent) })
+export type RunEventList = z.infer<typeof RunEventList>
+
+/** socket.io `run:event` payload, sent to room `run:<id>`. */
+export const RunSocketEvent = RunEvent.extend({ runId: z.string() })
+export type RunSocketEvent = z.infer<typeof RunSocketEvent>
+
+/** socket.io `run:join` payload: the client has every event up to `lastSeq` (0: none). */
+export const RunJoin = z.object({ runId: z.string().min(1), lastSeq: z.number().int().nonnegative() })
+export type RunJoin = z.infer<typeof RunJoin>

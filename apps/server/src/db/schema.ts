@@ -1,5 +1,23 @@
-import type { DatasetFormat, DatasetStatus, VectorDtype, VectorStats } from '@codebook/shared'
-import { bigint, doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import type {
+  DatasetFormat,
+  DatasetStatus,
+  RunEventType,
+  RunParams,
+  RunStatus,
+  VectorDtype,
+  VectorStats,
+} from '@codebook/shared'
+import {
+  bigint,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core'
 
 /**
  * The server's tables. Migrations in `apps/server/drizzle/` are generated from this file with
@@ -34,4 +52,53 @@ export const datasets = pgTable(
 export const meta = pgTable('meta', {
   key: text('key').primaryKey(),
   value: jsonb('value').$type<unknown>().notNull(),
+})
+
+/** One K-means run. Its checkpoint lives at `$CODEBOOK_HOME/runs/<id>/checkpoint.npy`. */
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    // No foreign key: deleting a dataset must not erase the history of runs made from it.
+    datasetId: text('dataset_id').notNull(),
+    status: text('status').$type<RunStatus>().notNull(),
+    params: jsonb('params').$type<RunParams>().notNull(),
+    /** Iterations finished (the checkpoint holds the centroids after this many). */
+    iteration: integer('iteration').notNull().default(0),
+    inertia: doublePrecision('inertia'),
+    /** Iteration the checkpoint file holds; 0 = no checkpoint yet. */
+    checkpointIteration: integer('checkpoint_iteration').notNull().default(0),
+    vocabularyId: text('vocabulary_id'),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
+  },
+  (t) => [index('runs_created_at_idx').on(t.createdAt), index('runs_status_idx').on(t.status)],
+)
+
+/** The ordered event log of a run: `seq` 1, 2, 3, … per run, replayed to late socket clients. */
+export const runEvents = pgTable(
+  'run_events',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    type: text('type').$type<RunEventType>().notNull(),
+    data: jsonb('data').$type<unknown>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  },
+  (t) => [unique('run_events_run_id_seq_unique').on(t.runId, t.seq)],
+)
+
+/** Centroids learned by a succeeded run: `$CODEBOOK_HOME/vocabularies/<id>.npy` (k × d float32). */
+export const vocabularies = pgTable('vocabularies', {
+  id: text('id').primaryKey(),
+  runId: text('run_id').notNull(),
+  k: integer('k').notNull(),
+  d: integer('d').notNull(),
+  /** Absolute path of the .npy at the time it was written. */
+  path: text('path').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
 })

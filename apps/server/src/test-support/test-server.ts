@@ -81,6 +81,7 @@ export function testConfig(
     seedDemo: false,
     logLevel: 'silent',
     maxUploadBytes: 64 * 1024 ** 3,
+    maxConcurrentRuns: 1,
     ...overrides,
   }
 }

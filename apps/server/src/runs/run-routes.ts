@@ -1,0 +1,68 @@
+import { CreateRun, ErrorBody, Run, RunEventList, RunList } from '@codebook/shared'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+
+const IdParams = z.object({ id: z.string().min(1) })
+
+const EventsQuery = z.object({
+  after: z.coerce.number().int().nonnegative().default(0).describe('return events with seq > after'),
+})
+
+const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody }
+
+/** REST routes of runs under `/api`: create (queued), list, detail, cancel, event log. */
+export const runRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/runs',
+    {
+      schema: {
+        summary: 'Queue a K-means run on a ready dataset (body: the `codebook kmeans` flags in camelCase)',
+        tags: ['runs'],
+        body: CreateRun,
+        response: { 201: Run, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await app.runs.create(request.body)),
+  )
+
+  app.get(
+    '/runs',
+    { schema: { summary: 'List runs, newest first', tags: ['runs'], response: { 200: RunList } } },
+    async () => ({ runs: await app.runs.list() }),
+  )
+
+  app.get(
+    '/runs/:id',
+    {
+      schema: { summary: 'One run', tags: ['runs'], params: IdParams, response: { 200: Run, ...errors } },
+    },
+    async (request) => app.runs.get(request.params.id),
+  )
+
+  app.post(
+    '/runs/:id/cancel',
+    {
+      schema: {
+        summary: 'Cancel a queued or running run (answers once its workers are gone)',
+        tags: ['runs'],
+        params: IdParams,
+        response: { 200: Run, ...errors },
+      },
+    },
+    async (request) => app.runs.cancel(request.params.id),
+  )
+
+  app.get(
+    '/runs/:id/events',
+    {
+      schema: {
+        summary: 'Stored events of a run with seq > after, in order',
+        tags: ['runs'],
+        params: IdParams,
+        querystring: EventsQuery,
+        response: { 200: RunEventList, ...errors },
+      },
+    },
+    async (request) => ({ events: await app.runs.events(request.params.id, request.query.after) }),
+  )
+}

@@ -1,0 +1,321 @@
+import { join } from 'node:path'
+import { createRng, kmeansPlusPlus, lloydReference, openNpy } from '@codebook/runtime'
+import { Dataset, IterationReport, Run, RunEventList, type RunSocketEvent } from '@codebook/shared'
+import { io as connect, type Socket } from 'socket.io-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../app.ts'
+import { type RunningServer, startServer } from '../start-server.ts'
+import { makeVectors, npyFloat32, type TestVectors } from '../test-support/payloads.ts'
+import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
+import { createRunRepo } from './run-repo.ts'
+
+/** A socket that records every `run:event` it receives. */
+interface Listener {
+  socket: Socket
+  events: RunSocketEvent[]
+}
+
+function listen(url: string): Promise<Listener> {
+  const socket = connect(url, { transports: ['websocket'], forceNew: true })
+  const events: RunSocketEvent[] = []
+  socket.on('run:event', (e: RunSocketEvent) => events.push(e))
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve({ socket, events }))
+    socket.once('connect_error', reject)
+  })
+}
+
+function joinRun(l: Listener, runId: string, lastSeq: number): Promise<{ ok: boolean; lastSeq?: number }> {
+  return l.socket.emitWithAck('run:join', { runId, lastSeq })
+}
+
+/** Resolves once `check` holds, polling every 20 ms (fails the test after 20 s). */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe.each(testDrivers())('runs on $name', (driver) => {
+  let server: RunningServer
+  let home: string
+  let cleanup: () => Promise<void>
+  const small = makeVectors(200, 6, 11)
+  // Large enough that Lloyd with tol 0 keeps reassigning for many iterations: the run is still going when cancelled.
+  const large = makeVectors(20_000, 16, 12)
+  let smallId: string
+  let largeId: string
+
+  async function upload(v: TestVectors, name: string): Promise<string> {
+    const res = await fetch(`${server.url}/api/datasets?name=${name}&format=npy&wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: npyFloat32(v),
+    })
+    expect(res.status).toBe(201)
+    return Dataset.parse(await res.json()).id
+  }
+
+  async function post(path: string, body?: unknown): Promise<Response> {
+    return fetch(`${server.url}${path}`, {
+      method: 'POST',
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+  }
+
+  async function getJson(path: string): Promise<unknown> {
+    const res = await fetch(`${server.url}${path}`)
+    expect(res.status).toBe(200)
+    return res.json()
+  }
+
+  beforeAll(async () => {
+    const h = await makeTempHome()
+    const db = await driver.create()
+    home = h.home
+    server = await startServer(testConfig(h.home, db.databaseUrl))
+    cleanup = async () => {
+      await server.close()
+      await db.drop()
+      await h.remove()
+    }
+    smallId = await upload(small, 'small')
+    largeId = await upload(large, 'large')
+  })
+  afterAll(() => cleanup())
+
+  it('runs k-means on worker processes to the single-process reference, stores events and the vocabulary', async () => {
+    const res = await post('/api/runs', {
+      datasetId: smallId,
+      k: 4,
+      maxIterations: 3,
+      workers: 2,
+      kernel: 'reference',
+      tol: 0,
+    })
+    expect(res.status).toBe(201)
+    const queued = Run.parse(await res.json())
+    expect(queued).toMatchObject({ status: 'queued', iteration: 0, inertia: null })
+    expect(queued.params).toMatchObject({ seed: 1, slots: 1, broadcast: 'chain', algorithm: 'lloyd' })
+
+    const done = await server.app.runs.settled(queued.id)
+    expect(done.status).toBe('succeeded')
+
+    // Independent oracle: the same seeded k-means++ init (the whole set is the sample) and single-process Lloyd.
+    const init = kmeansPlusPlus(small.values, small.d, 4, createRng(1))
+    const ref = lloydReference(small.values, small.d, init, { maxIterations: 3, tol: 0, seed: 1 })
+    expect(done.iteration).toBe(ref.iterations)
+    expect(done.inertia).toBeCloseTo(ref.inertia.at(-1)!, 6)
+
+    const { events } = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events`))
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+    expect(events.map((e) => e.type)).toEqual([
+      'state',
+      'state',
+      ...Array.from({ length: ref.iterations }, () => 'iteration'),
+      'state',
+    ])
+    expect(events.map((e) => (e.type === 'state' ? Run.parse(e.data).status : null))).toEqual([
+      'queued',
+      'running',
+      ...Array.from({ length: ref.iterations }, () => null),
+      'succeeded',
+    ])
+    const reports = events.filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))
+    expect(reports.map((r) => r.iteration)).toEqual(ref.inertia.map((_, i) => i + 1))
+    for (const [i, r] of reports.entries()) {
+      expect(r.inertia).toBeCloseTo(ref.inertia[i]!, 6)
+      expect(r.reassigned).toBe(ref.reassigned[i])
+    }
+
+    const after = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=2`))
+    expect(after.events).toEqual(events.slice(2))
+
+    expect(done.vocabularyId).toBeTruthy()
+    const vocab = await openNpy(join(home, 'vocabularies', `${done.vocabularyId}.npy`))
+    try {
+      expect([vocab.n, vocab.d]).toEqual([4, small.d])
+      const centroids = Array.from(await vocab.readRows(0, 4))
+      for (const [i, x] of centroids.entries()) expect(x).toBeCloseTo(ref.centroids[i]!, 4)
+    } finally {
+      await vocab.close()
+    }
+    const checkpoint = await openNpy(join(home, 'runs', queued.id, 'checkpoint.npy'))
+    expect([checkpoint.n, checkpoint.d]).toEqual([4, small.d])
+    await checkpoint.close()
+
+    // A client joining after the end gets exactly the stored events, in order.
+    const late = await listen(server.url)
+    try {
+      const ack = await joinRun(late, queued.id, 0)
+      expect(ack).toEqual({ ok: true, lastSeq: events.length })
+      expect(late.events).toEqual(events.map((e) => ({ runId: queued.id, ...e })))
+    } finally {
+      late.socket.close()
+    }
+
+    const list = (await getJson('/api/runs')) as { runs: Run[] }
+    expect(list.runs.map((r) => r.id)).toContain(queued.id)
+    expect(server.app.runs.workerPids(queued.id)).toEqual([])
+  })
+
+  it('streams a running run to sockets joining at any seq without gap or duplicate, and cancels it killing its workers', async () => {
+    const first = await listen(server.url)
+    const second = await listen(server.url)
+    try {
+      const res = await post('/api/runs', {
+        datasetId: largeId,
+        k: 48,
+        maxIterations: 100_000,
+        workers: 2,
+        kernel: 'reference',
+        tol: 0,
+        seed: 3,
+      })
+      expect(res.status).toBe(201)
+      const run = Run.parse(await res.json())
+      expect(await joinRun(first, run.id, 0)).toMatchObject({ ok: true })
+      await until(() => first.events.length >= 4, 'two iterations')
+
+      const pids = server.app.runs.workerPids(run.id)
+      expect(pids).toHaveLength(2)
+      expect(pids.every(isAlive)).toBe(true)
+
+      // One run at a time (CODEBOOK_MAX_CONCURRENT_RUNS = 1): later runs wait queued; a queued run cancels at once.
+      const smallRun = { datasetId: smallId, k: 4, maxIterations: 2, workers: 1, kernel: 'reference' }
+      const waiting = Run.parse(await (await post('/api/runs', smallRun)).json())
+      const dropped = Run.parse(await (await post('/api/runs', smallRun)).json())
+      const droppedRes = await post(`/api/runs/${dropped.id}/cancel`)
+      expect(droppedRes.status).toBe(200)
+      expect(Run.parse(await droppedRes.json())).toMatchObject({ status: 'cancelled', iteration: 0 })
+      expect(Run.parse(await getJson(`/api/runs/${waiting.id}`)).status).toBe('queued')
+
+      // Join mid-run from seq 3 while iteration events keep arriving.
+      expect(await joinRun(second, run.id, 3)).toMatchObject({ ok: true })
+      await until(() => second.events.length >= 2, 'live events on the second socket')
+
+      const cancelRes = await post(`/api/runs/${run.id}/cancel`)
+      expect(cancelRes.status).toBe(200)
+      const cancelled = Run.parse(await cancelRes.json())
+      expect(cancelled.status).toBe('cancelled')
+      expect(cancelled.iteration).toBeGreaterThanOrEqual(2)
+      expect(cancelled.vocabularyId ?? null).toBeNull()
+      // Every iteration was checkpointed: the cancelled run's centroids are on disk, k × d.
+      const checkpoint = await openNpy(join(home, 'runs', run.id, 'checkpoint.npy'))
+      expect([checkpoint.n, checkpoint.d]).toEqual([48, large.d])
+      await checkpoint.close()
+      for (const pid of pids) expect(isAlive(pid)).toBe(false)
+      expect(server.app.runs.workerPids(run.id)).toEqual([])
+
+      const { events } = RunEventList.parse(await getJson(`/api/runs/${run.id}/events`))
+      const last = events.at(-1)!
+      expect(last.type).toBe('state')
+      expect(Run.parse(last.data).status).toBe('cancelled')
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+      await until(
+        () => first.events.length === events.length && second.events.length === events.length - 3,
+        'the final state on both sockets',
+      )
+      expect(first.events).toEqual(events.map((e) => ({ runId: run.id, ...e })))
+      expect(second.events).toEqual(events.slice(3).map((e) => ({ runId: run.id, ...e })))
+
+      // The queue moves on once the slot is free.
+      expect((await server.app.runs.settled(waiting.id)).status).toBe('succeeded')
+
+      const again = await post(`/api/runs/${run.id}/cancel`)
+      expect(again.status).toBe(409)
+      expect(await again.json()).toMatchObject({ code: 'RUN_FINISHED' })
+    } finally {
+      first.socket.close()
+      second.socket.close()
+    }
+  })
+
+  it('rejects runs on unknown datasets, k above n, and bad bodies; 404 for unknown runs', async () => {
+    const unknown = await post('/api/runs', { datasetId: 'nope', k: 2, maxIterations: 1, workers: 1 })
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toMatchObject({ code: 'DATASET_NOT_FOUND' })
+    const bigK = await post('/api/runs', { datasetId: smallId, k: 201, maxIterations: 1, workers: 1 })
+    expect(bigK.status).toBe(400)
+    expect(await bigK.json()).toMatchObject({ code: 'KMEANS_BAD_K' })
+    const bad = await post('/api/runs', { datasetId: smallId, k: 0, maxIterations: 1, workers: 1 })
+    expect(bad.status).toBe(400)
+    // A run the workers cannot execute ends failed with the runtime's code, its workers gone.
+    const res = await post('/api/runs', {
+      datasetId: smallId,
+      k: 2,
+      maxIterations: 1,
+      workers: 1,
+      kernel: 'no-such-kernel',
+    })
+    expect(res.status).toBe(201)
+    const failed = await server.app.runs.settled(Run.parse(await res.json()).id)
+    expect(failed.status).toBe('failed')
+    expect(failed.error?.code).toMatch(/^[A-Z_]+$/)
+    expect(failed.error?.message).toMatch(/no-such-kernel/)
+    expect(server.app.runs.workerPids(failed.id)).toEqual([])
+    const missing = await fetch(`${server.url}/api/runs/nope`)
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toMatchObject({ code: 'RUN_NOT_FOUND' })
+    const badJoin = await listen(server.url)
+    try {
+      expect(await joinRun(badJoin, 'nope', 0)).toMatchObject({ ok: false, code: 'RUN_NOT_FOUND' })
+    } finally {
+      badJoin.socket.close()
+    }
+  })
+})
+
+describe('runs across a restart', () => {
+  it('marks runs left running interrupted and records it as a state event', async () => {
+    const h = await makeTempHome()
+    try {
+      const config = testConfig(h.home, undefined)
+      let app = await buildApp(config)
+      // A run the last server was executing when it died: written straight to the tables.
+      const repo = createRunRepo(app.db)
+      await repo.insert('r1', {
+        datasetId: 'd1',
+        k: 2,
+        maxIterations: 1,
+        workers: 1,
+        tol: 1e-4,
+        slots: 1,
+        broadcast: 'chain',
+        chainOrder: 'topology',
+        aggregation: 'local',
+        algorithm: 'lloyd',
+        kernel: 'reference',
+        seed: 1,
+      })
+      await repo.markRunning('r1')
+      await app.close()
+
+      app = await buildApp(config)
+      try {
+        const run = await app.runs.get('r1')
+        expect(run).toMatchObject({ status: 'interrupted', error: { code: 'INTERRUPTED' } })
+        const events = await app.runs.events('r1', 0)
+        expect(events).toHaveLength(1)
+        expect(events[0]).toMatchObject({ seq: 1, type: 'state', data: { status: 'interrupted' } })
+      } finally {
+        await app.close()
+      }
+    } finally {
+      await h.remove()
+    }
+  })
+})

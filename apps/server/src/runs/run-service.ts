@@ -1,0 +1,382 @@
+import type { ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import {
+  CodebookError,
+  openNpy,
+  runKmeans,
+  type SpawnWorker,
+  spawnLocalWorker,
+  WorkerPool,
+  writeNpy,
+} from '@codebook/runtime'
+import type { Dataset, IterationReport, Run, RunEvent, RunEventType, RunParams } from '@codebook/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import { ApiError } from '../http/api-error.ts'
+import { kmeansPlusPlusInit } from './run-init.ts'
+import { FINAL_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
+
+/** Directories the run service writes to (all absolute, inside `$CODEBOOK_HOME`). */
+export interface RunPaths {
+  /** `datasets/`: a ready dataset's vectors are `datasets/<id>/vectors.npy`. */
+  datasets: string
+  /** `runs/`: `runs/<id>/checkpoint.npy`. */
+  runs: string
+  /** `vocabularies/`: `vocabularies/<id>.npy`. */
+  vocabularies: string
+}
+
+/** Dependencies of {@link createRunService}. */
+export interface RunServiceDeps {
+  repo: RunRepo
+  /** Looks a dataset up (throws 404 `DATASET_NOT_FOUND`). */
+  getDataset: (id: string) => Promise<Dataset>
+  paths: RunPaths
+  /** Called once per stored event, in seq order per run (the plugin forwards it to socket.io). */
+  emit: (runId: string, event: RunEvent) => void
+  log: FastifyBaseLogger
+  /** Runs executed at once; more wait queued. */
+  maxConcurrentRuns: number
+  /** Starts worker processes (default: local child processes of the server). */
+  spawn?: SpawnWorker
+}
+
+/** The run service behind `/api/runs`: queue, execution on a worker pool, cancel, event log. */
+export interface RunService {
+  /** Checks the dataset (exists, ready, k ≤ n), stores the run `queued` and queues it. */
+  create(params: RunParams): Promise<Run>
+  /** @throws ApiError 404 `RUN_NOT_FOUND`. */
+  get(id: string): Promise<Run>
+  /** Newest first. */
+  list(): Promise<Run[]>
+  /**
+   * Cancels a queued or running run: a running one is aborted, its worker processes shut down
+   * (killed after 3 s), and resolves once it is `cancelled`.
+   * @throws ApiError 409 `RUN_FINISHED` when the run had already ended.
+   */
+  cancel(id: string): Promise<Run>
+  /** Stored events with seq > after, in order. @throws ApiError 404 `RUN_NOT_FOUND`. */
+  events(id: string, after: number): Promise<RunEvent[]>
+  /** Resolves with the record once the run is no longer queued or running. */
+  settled(id: string): Promise<Run>
+  /** PIDs of the worker processes a running run has alive now (empty otherwise). */
+  workerPids(id: string): number[]
+  /** Start-up: `running` runs left by the last server become `interrupted`; queued runs are queued again. */
+  start(): Promise<void>
+  /** Stops taking runs; running ones are aborted and marked `interrupted` (queued ones stay queued). */
+  shutdown(): Promise<void>
+}
+
+/** Why a run was aborted; decides its final status. */
+class RunAbort extends Error {
+  constructor(readonly status: 'cancelled' | 'interrupted') {
+    super(status === 'cancelled' ? 'run cancelled' : 'server shutting down')
+  }
+}
+
+interface ActiveRun {
+  controller: AbortController
+  done: Promise<void>
+  /** Worker processes spawned for this run that have not exited yet. */
+  children: Set<ChildProcess>
+}
+
+/** `RUN_NOT_FOUND` (404). */
+export function runNotFound(id: string): ApiError {
+  return new ApiError(404, 'RUN_NOT_FOUND', `no run with id ${id}`)
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => child.once('exit', () => resolve()))
+}
+
+/** The vectors of a ready dataset inside the data home. */
+export function datasetVectorsPath(paths: RunPaths, datasetId: string): string {
+  return join(paths.datasets, datasetId, 'vectors.npy')
+}
+
+/** Where a run's checkpoint (the centroids after `checkpointIteration` iterations) is written. */
+export function checkpointPath(paths: RunPaths, runId: string): string {
+  return join(paths.runs, runId, 'checkpoint.npy')
+}
+
+/** Where a vocabulary's centroids (k × d float32 .npy) are written. */
+export function vocabularyPath(paths: RunPaths, vocabularyId: string): string {
+  return join(paths.vocabularies, `${vocabularyId}.npy`)
+}
+
+/** Creates the {@link RunService}. Call `start()` once the app is ready. */
+export function createRunService(deps: RunServiceDeps): RunService {
+  const { repo, paths, log } = deps
+  const baseSpawn = deps.spawn ?? spawnLocalWorker
+  const queue: string[] = []
+  const active = new Map<string, ActiveRun>()
+  /** Per-run chain of event appends: seq order in the DB = emit order. */
+  const eventChains = new Map<string, Promise<unknown>>()
+  let closed = false
+
+  async function getRun(id: string): Promise<Run> {
+    const run = await repo.get(id)
+    if (run === undefined) throw runNotFound(id)
+    return run
+  }
+
+  /** Appends an event and emits it; appends of one run are serialized so seq and emit order agree. */
+  function record(runId: string, type: RunEventType, data: unknown): Promise<RunEvent | undefined> {
+    const previous = eventChains.get(runId) ?? Promise.resolve()
+    const next = previous.then(async () => {
+      try {
+        const event = await repo.appendEvent(runId, type, data)
+        deps.emit(runId, event)
+        return event
+      } catch (err) {
+        log.error({ err, runId, type }, 'run event could not be stored')
+        return undefined
+      }
+    })
+    eventChains.set(runId, next)
+    void next.then(() => {
+      if (eventChains.get(runId) === next) eventChains.delete(runId)
+    })
+    return next
+  }
+
+  function pump(): void {
+    while (!closed && active.size < deps.maxConcurrentRuns && queue.length > 0) {
+      const id = queue.shift()!
+      const run: ActiveRun = {
+        controller: new AbortController(),
+        done: Promise.resolve(),
+        children: new Set(),
+      }
+      active.set(id, run)
+      run.done = execute(id, run)
+        .catch((err) => log.error({ err, runId: id }, 'run execution crashed'))
+        .finally(() => {
+          active.delete(id)
+          pump()
+        })
+    }
+  }
+
+  async function end(id: string, ending: RunEnding): Promise<void> {
+    const final = await repo.finish(id, ending)
+    if (final) await record(id, 'state', final)
+  }
+
+  async function execute(id: string, active: ActiveRun): Promise<void> {
+    const run = await repo.markRunning(id)
+    if (run === undefined) return // cancelled while queued
+    await record(id, 'state', run)
+    const signal = active.controller.signal
+    try {
+      const { centroids, k, d } = await train(run, active)
+      if (signal.aborted) throw signal.reason
+      const vocabularyId = randomUUID()
+      const path = vocabularyPath(paths, vocabularyId)
+      await writeNpy(path, centroids, k, d)
+      await repo.insertVocabulary({ id: vocabularyId, runId: id, k, d, path })
+      await end(id, { status: 'succeeded', vocabularyId })
+    } catch (err) {
+      if (signal.aborted) {
+        const status = signal.reason instanceof RunAbort ? signal.reason.status : 'cancelled'
+        await end(id, {
+          status,
+          error:
+            status === 'cancelled'
+              ? { code: 'RUN_CANCELLED', message: 'cancelled by request' }
+              : { code: 'INTERRUPTED', message: 'the server stopped while the run was running' },
+        })
+        return
+      }
+      const code = err instanceof CodebookError ? err.code : 'RUN_FAILED'
+      const message = err instanceof Error ? err.message : String(err)
+      log.warn({ err, runId: id }, 'run failed')
+      await end(id, { status: 'failed', error: { code, message } })
+    }
+  }
+
+  /** Initial centroids, worker pool, runKmeans with per-iteration events; the pool is closed on every path. */
+  async function train(
+    run: Run,
+    active: ActiveRun,
+  ): Promise<{ centroids: Float32Array; k: number; d: number }> {
+    const p = run.params
+    const signal = active.controller.signal
+    const file = datasetVectorsPath(paths, run.datasetId)
+    const f = await openNpy(file)
+    let init: Float32Array
+    const { n, d } = f
+    try {
+      init = await kmeansPlusPlusInit(f, p.k, p.seed)
+    } finally {
+      await f.close()
+    }
+    signal.throwIfAborted()
+    const runDir = join(paths.runs, run.id)
+    await mkdir(runDir, { recursive: true })
+
+    // Every spawned worker is tracked, so cancel and shutdown can prove none survives; one
+    // spawned after the abort (a replacement the runtime starts for a lost rank) is killed at once.
+    const spawn: SpawnWorker = (args) => {
+      const child = baseSpawn(args)
+      active.children.add(child)
+      child.once('exit', () => active.children.delete(child))
+      if (signal.aborted) child.kill('SIGKILL')
+      return child
+    }
+    const pool = await WorkerPool.start({ workers: p.workers, spawn })
+    let closing: Promise<void> | undefined
+    const closePool = () => {
+      closing ??= pool.close()
+      return closing
+    }
+    const onAbort = () => void closePool()
+    signal.addEventListener('abort', onAbort, { once: true })
+
+    let progress: Promise<void> = Promise.resolve()
+    // Every iteration's centroids are checkpointed (atomically) before its event is recorded,
+    // so a run's last iteration event always has its checkpoint on disk.
+    const onIteration = (report: IterationReport, centroids: Float32Array) => {
+      const copy = Float32Array.from(centroids)
+      progress = progress.then(async () => {
+        await writeNpy(checkpointPath(paths, run.id), copy, p.k, d)
+        await repo.setIteration(run.id, report.iteration, report.inertia, report.iteration)
+        await record(run.id, 'iteration', report)
+      })
+    }
+    try {
+      signal.throwIfAborted()
+      const result = await runKmeans(pool, {
+        data: { kind: 'npy', file, n, d },
+        init,
+        maxIterations: p.maxIterations,
+        tol: p.tol,
+        slots: p.slots,
+        broadcast: p.broadcast,
+        chainOrder: p.chainOrder,
+        aggregation: p.aggregation,
+        seed: p.seed,
+        kernel: p.kernel,
+        algorithm: p.algorithm,
+        // Local workers share this machine: split its cores between them (as `codebook kmeans`).
+        threadsPerTask: Math.max(1, Math.floor(availableParallelism() / p.workers)),
+        now: () => performance.now(),
+        onIteration,
+      })
+      await progress
+      await writeNpy(checkpointPath(paths, run.id), result.centroids, p.k, d)
+      await repo.setIteration(run.id, result.iterations, result.inertia, result.iterations)
+      return { centroids: result.centroids, k: p.k, d }
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+      await progress.catch(() => undefined)
+      await closePool().catch((err) => log.warn({ err, runId: run.id }, 'worker pool close failed'))
+      // pool.close() SIGKILLs workers that ignore the shutdown for 3 s; anything left is killed here.
+      for (const child of active.children) child.kill('SIGKILL')
+      await Promise.all([...active.children].map(exited))
+    }
+  }
+
+  return {
+    async create(params) {
+      if (closed) throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down')
+      const dataset = await deps.getDataset(params.datasetId)
+      if (dataset.status !== 'ready')
+        throw new ApiError(
+          409,
+          'DATASET_NOT_READY',
+          `dataset ${dataset.id} is ${dataset.status}; runs need a ready dataset`,
+        )
+      if (dataset.n !== null && params.k > dataset.n)
+        throw new ApiError(
+          400,
+          'KMEANS_BAD_K',
+          `k = ${params.k} exceeds the ${dataset.n} vectors of dataset ${dataset.id}`,
+        )
+      const run = await repo.insert(randomUUID(), params)
+      await record(run.id, 'state', run)
+      queue.push(run.id)
+      pump()
+      return run
+    },
+
+    get: getRun,
+
+    list: () => repo.list(),
+
+    async cancel(id) {
+      const run = await getRun(id)
+      const running = active.get(id)
+      if (running) {
+        running.controller.abort(new RunAbort('cancelled'))
+        await running.done
+        return getRun(id)
+      }
+      if (FINAL_STATUSES.includes(run.status))
+        throw new ApiError(409, 'RUN_FINISHED', `run ${id} has already ended (${run.status})`)
+      const i = queue.indexOf(id)
+      if (i >= 0) queue.splice(i, 1)
+      await end(id, {
+        status: 'cancelled',
+        error: { code: 'RUN_CANCELLED', message: 'cancelled by request' },
+      })
+      return getRun(id)
+    },
+
+    async events(id, after) {
+      await getRun(id)
+      return repo.eventsAfter(id, after)
+    },
+
+    async settled(id) {
+      await active.get(id)?.done
+      const run = await getRun(id)
+      if (run.status !== 'queued') return run
+      // Still queued: wait until it has been picked up and ended.
+      return new Promise<Run>((resolve, reject) => {
+        const timer = setInterval(() => {
+          const current = active.get(id)
+          if (current) {
+            clearInterval(timer)
+            current.done.then(() => getRun(id)).then(resolve, reject)
+          } else if (!queue.includes(id)) {
+            clearInterval(timer)
+            getRun(id).then(resolve, reject)
+          }
+        }, 50)
+      })
+    },
+
+    workerPids(id) {
+      const run = active.get(id)
+      if (!run) return []
+      return [...run.children].flatMap((c) => (c.pid === undefined ? [] : [c.pid]))
+    },
+
+    async start() {
+      await Promise.all([
+        mkdir(paths.runs, { recursive: true }),
+        mkdir(paths.vocabularies, { recursive: true }),
+      ])
+      const interrupted = await repo.interruptRunning()
+      for (const run of interrupted) await record(run.id, 'state', run)
+      if (interrupted.length > 0)
+        log.warn({ count: interrupted.length }, 'runs cut off by the last shutdown marked interrupted')
+      for (const run of await repo.listQueued()) queue.push(run.id)
+      pump()
+    },
+
+    async shutdown() {
+      closed = true
+      queue.length = 0
+      const runs = [...active.values()]
+      for (const run of runs) run.controller.abort(new RunAbort('interrupted'))
+      await Promise.all(runs.map((run) => run.done))
+      await Promise.all([...eventChains.values()])
+    },
+  }
+}

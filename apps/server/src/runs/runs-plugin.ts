@@ -1,0 +1,52 @@
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { createRunRepo } from './run-repo.ts'
+import { createRunService, type RunService } from './run-service.ts'
+import { attachRunSocket } from './run-socket.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Run service: queue, execution on local worker processes, cancel, event log. */
+    runs: RunService
+  }
+}
+
+/** Options of {@link runsPlugin}. */
+export interface RunsPluginOptions {
+  maxConcurrentRuns: number
+}
+
+async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions): Promise<void> {
+  const repo = createRunRepo(app.db)
+  // The socket side needs the service's backlog reader and the service needs the socket's publisher.
+  let readBacklog: RunService['events'] = async () => []
+  const socket = attachRunSocket(app.io, (runId, after) => readBacklog(runId, after))
+  const service = createRunService({
+    repo,
+    getDataset: (id) => app.datasets.get(id),
+    paths: {
+      datasets: app.home.datasets,
+      runs: join(app.home.home, 'runs'),
+      vocabularies: join(app.home.home, 'vocabularies'),
+    },
+    emit: (runId, event) => socket.publish(runId, event),
+    log: app.log,
+    maxConcurrentRuns: options.maxConcurrentRuns,
+  })
+  readBacklog = (runId, after) => service.events(runId, after)
+  app.decorate('runs', service)
+  await service.start()
+
+  // preClose runs before any onClose: runs are aborted (workers shut down) while the DB is open.
+  app.addHook('preClose', async () => {
+    await service.shutdown()
+  })
+}
+
+/** Decorates `app.runs`, marks runs cut off by a restart `interrupted`, re-queues queued ones, relays events. */
+export const runsPlugin = fp(runsPluginImpl, {
+  name: 'codebook-runs',
+  fastify: '5.x',
+  dependencies: ['codebook-home', 'codebook-db', 'codebook-realtime', 'codebook-datasets'],
+})
