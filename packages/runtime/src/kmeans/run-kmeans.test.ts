@@ -190,6 +190,20 @@ describe('K-means on the runtime', () => {
     expectClose(run.centroids, ref.centroids, 1e-4)
   })
 
+  it('continues from a checkpoint with previousInertia and stops on tol where the undisturbed run does', async () => {
+    const whole = await runKmeans(pool, options({ tol: 1e-3 }))
+    expect(whole.iterations).toBeGreaterThan(3)
+    // Cut one iteration before the stop: the first resumed iteration must stop, which needs the previous inertia.
+    const cut = whole.iterations - 1
+    const first = await runKmeans(pool, options({ tol: 1e-3, maxIterations: cut }))
+    const rest = await runKmeans(
+      pool,
+      options({ tol: 1e-3, init: first.centroids, previousInertia: first.inertia, seed: 3 + cut }),
+    )
+    expect(cut + rest.iterations).toBe(whole.iterations)
+    expectClose(rest.centroids, whole.centroids, 1e-4)
+  })
+
   it('local aggregation cuts shuffle bytes by the slots per node, exactly as computed from the data', async () => {
     const bytesOf = async (aggregation: 'direct' | 'local') => {
       const reports: IterationReport[] = []

@@ -36,6 +36,11 @@ export interface KmeansRunOptions {
   maxIterations: number
   /** Relative inertia change that stops the run; 0 runs until no vector changes cluster. */
   tol: number
+  /**
+   * Inertia of the iteration before the first one run here, when continuing from a checkpoint:
+   * the first iteration can then stop on `tol` exactly as it would have in the undisturbed run.
+   */
+  previousInertia?: number
   /** Map tasks per worker. */
   slots: number
   broadcast: BroadcastAlgorithm
@@ -149,7 +154,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
     let centroids: Float32Array = Float32Array.from(opts.init)
     const reports: IterationReport[] = []
     const iterationMs: number[] = []
-    let prevInertia: number | null = null
+    let prevInertia: number | null = opts.previousInertia ?? null
     let lastInertia = 0
     let iteration = 0
     while (iteration < opts.maxIterations) {
