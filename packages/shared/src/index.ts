@@ -31,6 +31,11 @@ export {
   StageName,
   StageReport,
   stageNames,
+  Vocabulary,
+  VocabularyExportFormat,
+  VocabularyExportJson,
+  VocabularyList,
+  vocabularyExportFormats,
   WorkerIterationReport,
   WorkerStageReport,
 } from './runs.ts'

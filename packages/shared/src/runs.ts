@@ -74,7 +74,7 @@ export const IterationReport = z.object({
 })
 export type IterationReport = z.infer<typeof IterationReport>
 
-/** Lifecycle of a run. `interrupted`: the server stopped while it was running (resume is a later step). */
+/** Lifecycle of a run. `interrupted`: the server stopped while it was running (`POST /api/runs/:id/resume` continues it). */
 export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const
 export const RunStatus = z.enum(runStatuses)
 export type RunStatus = z.infer<typeof RunStatus>
@@ -123,6 +123,8 @@ export const Run = z.object({
   inertia: z.number().nonnegative().nullable(),
   /** The learned vocabulary, once the run succeeded. */
   vocabularyId: z.string().nullable().optional(),
+  /** Iteration whose centroids the run's checkpoint holds (0: none); a resume continues from it. */
+  checkpointIteration: z.number().int().nonnegative().optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
   createdAt: z.string(),
   startedAt: z.string().nullable().optional(),
@@ -160,3 +162,37 @@ export type RunSocketEvent = z.infer<typeof RunSocketEvent>
 /** socket.io `run:join` payload: the client has every event up to `lastSeq` (0: none). */
 export const RunJoin = z.object({ runId: z.string().min(1), lastSeq: z.number().int().nonnegative() })
 export type RunJoin = z.infer<typeof RunJoin>
+
+/** A learned vocabulary (the centroids of a succeeded run), as listed by `GET /api/vocabularies`. */
+export const Vocabulary = z.object({
+  id: z.string(),
+  runId: z.string(),
+  /** Centroids (rows). */
+  k: z.number().int().positive(),
+  /** Dimension of each centroid. */
+  d: z.number().int().positive(),
+  createdAt: z.string(),
+})
+export type Vocabulary = z.infer<typeof Vocabulary>
+
+/** `GET /api/vocabularies`: newest first. */
+export const VocabularyList = z.object({ vocabularies: z.array(Vocabulary) })
+export type VocabularyList = z.infer<typeof VocabularyList>
+
+/**
+ * Formats of `GET /api/vocabularies/:id/export`: `npy` (k × d float32), `fvecs` (per centroid: int32 d,
+ * then d float32, little-endian), `csv` (one line of d values per centroid), `json` ({@link VocabularyExportJson}).
+ */
+export const vocabularyExportFormats = ['npy', 'fvecs', 'csv', 'json'] as const
+export const VocabularyExportFormat = z.enum(vocabularyExportFormats)
+export type VocabularyExportFormat = z.infer<typeof VocabularyExportFormat>
+
+/** The `json` export: the centroids with the run that learned them and its inertia per iteration. */
+export const VocabularyExportJson = z.object({
+  vocabulary: z.object({ id: z.string(), k: z.number().int(), d: z.number().int() }),
+  run: z.object({ id: z.string(), params: CreateRun, datasetId: z.string() }),
+  /** Inertia of iteration 1, 2, … (from the run's iteration events). */
+  inertiaHistory: z.array(z.number()),
+  centroids: z.array(z.array(z.number())),
+})
+export type VocabularyExportJson = z.infer<typeof VocabularyExportJson>

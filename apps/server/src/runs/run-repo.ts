@@ -14,6 +14,7 @@ function toRun(row: RunRow): Run {
     iteration: row.iteration,
     inertia: row.inertia,
     vocabularyId: row.vocabularyId,
+    checkpointIteration: row.checkpointIteration,
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
@@ -23,6 +24,9 @@ function toRun(row: RunRow): Run {
 
 /** Statuses after which a run never changes again. */
 export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'interrupted']
+
+/** Ended statuses from which a run with a checkpoint can be resumed. */
+export const RESUMABLE_STATUSES: readonly RunStatus[] = ['interrupted', 'cancelled', 'failed']
 
 /** A vocabulary record (the centroids file of a succeeded run). */
 export interface StoredVocabulary {
@@ -58,6 +62,11 @@ export interface RunRepo {
   setIteration(id: string, iteration: number, inertia: number, checkpointIteration?: number): Promise<void>
   /** Final state, only from queued or running; undefined when the run had already ended. */
   finish(id: string, ending: RunEnding): Promise<Run | undefined>
+  /**
+   * Resumable status (see {@link RESUMABLE_STATUSES}) with a checkpoint → queued (error and finish time
+   * cleared); undefined when the run is not in such a state.
+   */
+  requeue(id: string): Promise<Run | undefined>
   /** Marks every `running` run `interrupted` (server start after a crash or stop); returns them. */
   interruptRunning(): Promise<Run[]>
   /**
@@ -69,6 +78,8 @@ export interface RunRepo {
   eventsAfter(runId: string, after: number): Promise<RunEvent[]>
   insertVocabulary(v: Omit<StoredVocabulary, 'createdAt'>): Promise<StoredVocabulary>
   getVocabulary(id: string): Promise<StoredVocabulary | undefined>
+  /** Every vocabulary, newest first. */
+  listVocabularies(): Promise<StoredVocabulary[]>
 }
 
 /** Creates the {@link RunRepo} over a database. */
@@ -124,6 +135,20 @@ export function createRunRepo(db: Database): RunRepo {
         .returning()
       return row === undefined ? undefined : toRun(row)
     },
+    async requeue(id) {
+      const [row] = await db
+        .update(runs)
+        .set({ status: 'queued', error: null, finishedAt: null })
+        .where(
+          and(
+            eq(runs.id, id),
+            inArray(runs.status, [...RESUMABLE_STATUSES]),
+            gt(runs.checkpointIteration, 0),
+          ),
+        )
+        .returning()
+      return row === undefined ? undefined : toRun(row)
+    },
     async interruptRunning() {
       const rows = await db
         .update(runs)
@@ -158,6 +183,13 @@ export function createRunRepo(db: Database): RunRepo {
     async getVocabulary(id) {
       const [row] = await db.select().from(vocabularies).where(eq(vocabularies.id, id))
       return row === undefined ? undefined : { ...row, createdAt: row.createdAt.toISOString() }
+    },
+    async listVocabularies() {
+      const rows = await db
+        .select()
+        .from(vocabularies)
+        .orderBy(desc(vocabularies.createdAt), desc(vocabularies.id))
+      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }))
     },
   }
 }

@@ -1,6 +1,7 @@
 import { CreateRun, ErrorBody, Run, RunEventList, RunList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { vocabularyRoutes } from './vocabulary-routes.ts'
 
 const IdParams = z.object({ id: z.string().min(1) })
 
@@ -10,8 +11,11 @@ const EventsQuery = z.object({
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody }
 
-/** REST routes of runs under `/api`: create (queued), list, detail, cancel, event log. */
+/** REST routes of runs under `/api`: create (queued), list, detail, cancel, resume, event log; and vocabularies. */
 export const runRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Vocabularies are what runs produce: their routes live under the same prefix.
+  await app.register(vocabularyRoutes)
+
   app.post(
     '/runs',
     {
@@ -50,6 +54,19 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => app.runs.cancel(request.params.id),
+  )
+
+  app.post(
+    '/runs/:id/resume',
+    {
+      schema: {
+        summary: 'Queue an interrupted, cancelled or failed run again from its checkpoint',
+        tags: ['runs'],
+        params: IdParams,
+        response: { 200: Run, ...errors },
+      },
+    },
+    async (request) => app.runs.resume(request.params.id),
   )
 
   app.get(

@@ -12,11 +12,19 @@ import {
   WorkerPool,
   writeNpy,
 } from '@codebook/runtime'
-import type { Dataset, IterationReport, Run, RunEvent, RunEventType, RunParams } from '@codebook/shared'
+import type {
+  Dataset,
+  IterationReport,
+  Run,
+  RunEvent,
+  RunEventType,
+  RunParams,
+  Vocabulary,
+} from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import { kmeansPlusPlusInit } from './run-init.ts'
-import { FINAL_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
+import { FINAL_STATUSES, RESUMABLE_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
 
 /** Directories the run service writes to (all absolute, inside `$CODEBOOK_HOME`). */
 export interface RunPaths {
@@ -57,6 +65,16 @@ export interface RunService {
    * @throws ApiError 409 `RUN_FINISHED` when the run had already ended.
    */
   cancel(id: string): Promise<Run>
+  /**
+   * Queues an `interrupted`, `cancelled` or `failed` run again from its checkpoint: it continues with
+   * the checkpoint centroids for the remaining iterations, numbering them (and its events) on.
+   * @throws ApiError 409 `RUN_NOT_RESUMABLE` when the run is in another state or has no checkpoint.
+   */
+  resume(id: string): Promise<Run>
+  /** Learned vocabularies, newest first. */
+  vocabularies(): Promise<Vocabulary[]>
+  /** One vocabulary and its centroids file (k × d float32 .npy). @throws ApiError 404 `VOCABULARY_NOT_FOUND`. */
+  vocabulary(id: string): Promise<{ vocabulary: Vocabulary; file: string }>
   /** Stored events with seq > after, in order. @throws ApiError 404 `RUN_NOT_FOUND`. */
   events(id: string, after: number): Promise<RunEvent[]>
   /** Resolves with the record once the run is no longer queued or running. */
@@ -210,12 +228,17 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const f = await openNpy(file)
     let init: Float32Array
     const { n, d } = f
+    // A resumed run starts from its checkpoint: iterations done so far are `offset`.
+    const offset = run.checkpointIteration ?? 0
     try {
-      init = await kmeansPlusPlusInit(f, p.k, p.seed)
+      init = offset > 0 ? await readCheckpoint(run, d) : await kmeansPlusPlusInit(f, p.k, p.seed)
     } finally {
       await f.close()
     }
     signal.throwIfAborted()
+    const remaining = p.maxIterations - offset
+    // Interrupted after its last iteration but before the vocabulary was written: nothing left to run.
+    if (remaining <= 0) return { centroids: init, k: p.k, d }
     const runDir = join(paths.runs, run.id)
     await mkdir(runDir, { recursive: true })
 
@@ -240,8 +263,10 @@ export function createRunService(deps: RunServiceDeps): RunService {
     let progress: Promise<void> = Promise.resolve()
     // Every iteration's centroids are checkpointed (atomically) before its event is recorded,
     // so a run's last iteration event always has its checkpoint on disk.
-    const onIteration = (report: IterationReport, centroids: Float32Array) => {
+    const onIteration = (local: IterationReport, centroids: Float32Array) => {
       const copy = Float32Array.from(centroids)
+      // The runtime numbers a resumed run's iterations from 1: continue the run's own numbering.
+      const report = { ...local, iteration: local.iteration + offset }
       progress = progress.then(async () => {
         await writeNpy(checkpointPath(paths, run.id), copy, p.k, d)
         await repo.setIteration(run.id, report.iteration, report.inertia, report.iteration)
@@ -253,13 +278,18 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const result = await runKmeans(pool, {
         data: { kind: 'npy', file, n, d },
         init,
-        maxIterations: p.maxIterations,
+        maxIterations: remaining,
         tol: p.tol,
+        // The checkpointed iteration's inertia, so the first resumed iteration can stop on tol as the
+        // undisturbed run would (with tol 0 it cannot: every vector counts as reassigned once).
+        previousInertia: offset > 0 ? (run.inertia ?? undefined) : undefined,
         slots: p.slots,
         broadcast: p.broadcast,
         chainOrder: p.chainOrder,
         aggregation: p.aggregation,
-        seed: p.seed,
+        // Empty-cluster splits draw from createRng(seed + iteration): shifting the seed by the offset
+        // makes a resumed run draw exactly what the undisturbed run would have.
+        seed: p.seed + offset,
         kernel: p.kernel,
         algorithm: p.algorithm,
         // Local workers share this machine: split its cores between them (as `codebook kmeans`).
@@ -268,8 +298,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
         onIteration,
       })
       await progress
+      const iterations = result.iterations + offset
       await writeNpy(checkpointPath(paths, run.id), result.centroids, p.k, d)
-      await repo.setIteration(run.id, result.iterations, result.inertia, result.iterations)
+      await repo.setIteration(run.id, iterations, result.inertia, iterations)
       return { centroids: result.centroids, k: p.k, d }
     } finally {
       signal.removeEventListener('abort', onAbort)
@@ -278,6 +309,21 @@ export function createRunService(deps: RunServiceDeps): RunService {
       // pool.close() SIGKILLs workers that ignore the shutdown for 3 s; anything left is killed here.
       for (const child of active.children) child.kill('SIGKILL')
       await Promise.all([...active.children].map(exited))
+    }
+  }
+
+  /** The centroids of a run's checkpoint (k × d, as the dataset). */
+  async function readCheckpoint(run: Run, d: number): Promise<Float32Array> {
+    const c = await openNpy(checkpointPath(paths, run.id))
+    try {
+      if (c.n !== run.params.k || c.d !== d)
+        throw new CodebookError(
+          'RUN_CHECKPOINT_MISMATCH',
+          `checkpoint of run ${run.id} is ${c.n} × ${c.d}, expected ${run.params.k} × ${d}`,
+        )
+      return Float32Array.from(await c.readRows(0, c.n))
+    } finally {
+      await c.close()
     }
   }
 
@@ -325,6 +371,36 @@ export function createRunService(deps: RunServiceDeps): RunService {
         error: { code: 'RUN_CANCELLED', message: 'cancelled by request' },
       })
       return getRun(id)
+    },
+
+    async resume(id) {
+      if (closed) throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down')
+      const run = await getRun(id)
+      const requeued = active.has(id) ? undefined : await repo.requeue(id)
+      if (requeued === undefined)
+        throw new ApiError(
+          409,
+          'RUN_NOT_RESUMABLE',
+          RESUMABLE_STATUSES.includes(run.status) && !active.has(id)
+            ? `run ${id} has no checkpoint to resume from`
+            : `run ${id} is ${run.status}; only ${RESUMABLE_STATUSES.join(', ')} runs with a checkpoint resume`,
+        )
+      await record(id, 'state', requeued)
+      queue.push(id)
+      pump()
+      return requeued
+    },
+
+    async vocabularies() {
+      return (await repo.listVocabularies()).map(({ path: _, ...v }) => v)
+    },
+
+    async vocabulary(id) {
+      const stored = await repo.getVocabulary(id)
+      if (stored === undefined) throw new ApiError(404, 'VOCABULARY_NOT_FOUND', `no vocabulary with id ${id}`)
+      const { path: _, ...vocabulary } = stored
+      // The file is looked up in this home (the stored path is where it was written, maybe another mount).
+      return { vocabulary, file: vocabularyPath(paths, id) }
     },
 
     async events(id, after) {

@@ -1,0 +1,130 @@
+import { join } from 'node:path'
+import { openNpy } from '@codebook/runtime'
+import { Dataset, IterationReport, Run, RunEventList, type RunSocketEvent } from '@codebook/shared'
+import { io as connect } from 'socket.io-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningServer, startServer } from '../start-server.ts'
+import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
+import { makeTempHome, testConfig } from '../test-support/test-server.ts'
+
+/** Large enough that Lloyd with tol 0 still reassigns vectors after 8 iterations (no early stop). */
+const data = makeVectors(20_000, 16, 12)
+const params = { k: 48, maxIterations: 8, workers: 2, kernel: 'reference', tol: 0, seed: 3 }
+
+/** Max |a − b| over max |a|: the relative difference of two centroid sets. */
+function relativeDiff(a: Float32Array, b: Float32Array): number {
+  let diff = 0
+  let scale = 0
+  for (let i = 0; i < a.length; i++) {
+    diff = Math.max(diff, Math.abs(a[i]! - b[i]!))
+    scale = Math.max(scale, Math.abs(a[i]!))
+  }
+  return diff / scale
+}
+
+describe('resuming runs', () => {
+  let home: { home: string; remove(): Promise<void> }
+  let server: RunningServer
+  let datasetId: string
+  /** Centroids of the undisturbed run. */
+  let reference: Float32Array
+
+  async function post(path: string, body?: unknown): Promise<Response> {
+    return fetch(`${server.url}${path}`, {
+      method: 'POST',
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+  }
+
+  async function readVocabulary(id: string): Promise<Float32Array> {
+    const f = await openNpy(join(home.home, 'vocabularies', `${id}.npy`))
+    try {
+      expect([f.n, f.d]).toEqual([params.k, data.d])
+      return Float32Array.from(await f.readRows(0, f.n))
+    } finally {
+      await f.close()
+    }
+  }
+
+  beforeAll(async () => {
+    home = await makeTempHome()
+    server = await startServer(testConfig(home.home, undefined))
+    const res = await fetch(`${server.url}/api/datasets?name=resume&format=npy&wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: npyFloat32(data),
+    })
+    expect(res.status).toBe(201)
+    datasetId = Dataset.parse(await res.json()).id
+  })
+  afterAll(async () => {
+    await server.close()
+    await home.remove()
+  })
+
+  it('runs the fixed-iteration run undisturbed; finished runs are not resumable', async () => {
+    const run = Run.parse(await (await post('/api/runs', { datasetId, ...params })).json())
+    const done = await server.app.runs.settled(run.id)
+    expect(done).toMatchObject({ status: 'succeeded', iteration: 8, checkpointIteration: 8 })
+    reference = await readVocabulary(done.vocabularyId!)
+
+    const again = await post(`/api/runs/${run.id}/resume`)
+    expect(again.status).toBe(409)
+    expect(await again.json()).toMatchObject({ code: 'RUN_NOT_RESUMABLE' })
+    expect((await post('/api/runs/nope/resume')).status).toBe(404)
+  })
+
+  it('resumes a run cut off by a server stop to the undisturbed centroids, numbering iterations and seq on', async () => {
+    const run = Run.parse(await (await post('/api/runs', { datasetId, ...params })).json())
+    // Freeze the workers (SIGSTOP) as soon as iteration 2 is reported: the run cannot reach
+    // iteration 8 before the server stops, however fast this machine is.
+    const socket = connect(server.url, { transports: ['websocket'], forceNew: true })
+    let frozen = false
+    socket.on('run:event', (e: RunSocketEvent) => {
+      if (frozen || e.type !== 'iteration' || IterationReport.parse(e.data).iteration < 2) return
+      frozen = true
+      for (const pid of server.app.runs.workerPids(run.id)) process.kill(pid, 'SIGSTOP')
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', () => resolve())
+        socket.once('connect_error', reject)
+      })
+      expect(await socket.emitWithAck('run:join', { runId: run.id, lastSeq: 0 })).toMatchObject({ ok: true })
+      const deadline = Date.now() + 20_000
+      while (!frozen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+      expect(frozen).toBe(true)
+    } finally {
+      socket.close()
+    }
+
+    // Graceful stop (the stopped workers are killed by the pool), then a new server on the same home.
+    await server.close()
+    server = await startServer(testConfig(home.home, undefined))
+    const cut = await server.app.runs.get(run.id)
+    expect(cut.status).toBe('interrupted')
+    expect(cut.checkpointIteration).toBeGreaterThanOrEqual(2)
+    expect(cut.checkpointIteration).toBeLessThan(8)
+    expect(cut.iteration).toBe(cut.checkpointIteration)
+
+    const res = await post(`/api/runs/${run.id}/resume`)
+    expect(res.status).toBe(200)
+    expect(Run.parse(await res.json())).toMatchObject({ status: 'queued', error: null })
+    const done = await server.app.runs.settled(run.id)
+    expect(done).toMatchObject({ status: 'succeeded', iteration: 8 })
+    expect(relativeDiff(reference, await readVocabulary(done.vocabularyId!))).toBeLessThanOrEqual(1e-5)
+
+    const { events } = RunEventList.parse(
+      await (await fetch(`${server.url}/api/runs/${run.id}/events`)).json(),
+    )
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+    const iterations = events.filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))
+    expect(iterations.map((r) => r.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    const states = events.filter((e) => e.type === 'state').map((e) => Run.parse(e.data).status)
+    expect(states).toEqual(['queued', 'running', 'interrupted', 'queued', 'running', 'succeeded'])
+    // A finished resumed run is not resumable again.
+    expect((await post(`/api/runs/${run.id}/resume`)).status).toBe(409)
+  })
+})
