@@ -168,21 +168,23 @@ describe('fault tolerance', () => {
       ranks,
       bytes: 5 * CHUNK + 3,
       algorithm: 'chain',
-      ackWindowMs: 20_000,
-      timeoutMs: 4000,
+      ackWindowMs: 30_000,
+      // A safety net only: under load, routing around the refusing member can take seconds.
+      timeoutMs: 30_000,
     })
     const opId = pool.nextOpId()
+    // Worker 6 refuses connections, like a dead node: it is not asked to take part, and the chain
+    // must reach members 7 and 1 through the alternative successor.
+    const live = ranks.filter((r) => r !== 6)
     const settled = await Promise.allSettled(
-      ranks.map((r) => pool.request(r, { type: 'collective', opId, spec: s })),
+      live.map((r) => pool.request(r, { type: 'collective', opId, spec: s })),
     )
     const expected = sha256(memberInput(s, 0))
     settled.forEach((res, i) => {
-      if (i === 2) {
-        expect(res.status).toBe('rejected')
-        expect((res as PromiseRejectedResult).reason.code).toBe('RECV_TIMEOUT')
-        return
-      }
-      expect(res.status).toBe('fulfilled')
+      expect(
+        res.status,
+        `member ${ranks.indexOf(live[i]!)}: ${String((res as PromiseRejectedResult).reason)}`,
+      ).toBe('fulfilled')
       const o = (res as PromiseFulfilledResult<ControlMessage>).value.body.result as CollectiveOutcome
       expect(o.hash).toBe(expected)
       if (i === 0) expect(o.skipped).toEqual([2])

@@ -88,7 +88,11 @@ async function collectAcks(g: Group, root: number, skipped: Set<number>, windowM
   let wake: () => void = () => {}
   let failed: Error | null = null
   for (const i of pending) {
-    recvFrom(g, i, ACK_STEP)
+    // The ack window governs here, not the per-message receive timeout: a member acks only after
+    // forwarding everything, which includes routing around a refusing successor. The receive
+    // outlives the window by a second, so BROADCAST_INCOMPLETE (below) fires first and an ack
+    // that never comes does not leave a receive pending for ever.
+    recvFrom({ ...g, timeoutMs: windowMs + 1000 }, i, ACK_STEP)
       .then((bytes) => {
         acked.add(i)
         const list = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
