@@ -4,14 +4,20 @@ import { useHealth } from './api/queries.ts'
 import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
 import { ErrorBanner } from './components/error-banner.tsx'
 import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
+import { RunsPage } from './pages/runs/runs-page.tsx'
 
 // The detail page carries ECharts (most of the bundle): load it when first opened.
 const DatasetDetailPage = lazy(() =>
   import('./pages/datasets/dataset-detail-page.tsx').then((m) => ({ default: m.DatasetDetailPage })),
 )
 
+// The run page carries ECharts too.
+const RunDetailPage = lazy(() =>
+  import('./pages/runs/run-detail-page.tsx').then((m) => ({ default: m.RunDetailPage })),
+)
+
 // Pages of the design that are not built yet: listed, visibly disabled, never faked.
-const COMING_SOON = ['Runs', 'Topology', 'Vocabularies', 'Evaluation', 'Labs'] as const
+const COMING_SOON = ['Topology', 'Vocabularies', 'Evaluation', 'Labs'] as const
 
 /** The application shell: sidebar, header with server health, and the routed page. */
 export function App() {
@@ -35,6 +41,14 @@ export function App() {
                 </Suspense>
               )}
             </Route>
+            <Route path="/runs" component={RunsPage} />
+            <Route path="/runs/:id">
+              {(params) => (
+                <Suspense fallback={<div className="card loading">Loading…</div>}>
+                  <RunDetailPage key={params.id} id={params.id} />
+                </Suspense>
+              )}
+            </Route>
             <Route>
               <div className="page">
                 <div className="card empty">
@@ -52,6 +66,7 @@ export function App() {
 
 function Sidebar() {
   const [onDatasets] = useRoute('/datasets/*?')
+  const [onRuns] = useRoute('/runs/*?')
   return (
     <aside className="sidebar">
       <div className="sidebar-inner">
@@ -68,6 +83,10 @@ function Sidebar() {
           <div className="nav-section">Data</div>
           <Link href="/datasets" className={`nav-item${onDatasets ? ' nav-item-active' : ''}`}>
             Datasets
+          </Link>
+          <div className="nav-section">Compute</div>
+          <Link href="/runs" className={`nav-item${onRuns ? ' nav-item-active' : ''}`}>
+            Runs
           </Link>
           <div className="nav-section">Coming soon</div>
           {COMING_SOON.map((label) => (

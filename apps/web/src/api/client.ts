@@ -1,4 +1,16 @@
-import { Dataset, DatasetList, DatasetPreview, ErrorBody, Health, UploadDataset } from '@codebook/shared'
+import {
+  type CreateRunInput,
+  Dataset,
+  DatasetList,
+  DatasetPreview,
+  ErrorBody,
+  Health,
+  Run,
+  type RunEvent,
+  RunEventList,
+  RunList,
+  UploadDataset,
+} from '@codebook/shared'
 
 /** Anything with a zod-style `parse`; every response body goes through one before the UI sees it. */
 interface Parser<T> {
@@ -24,18 +36,32 @@ export class ApiError extends Error {
   }
 }
 
-async function request<T>(method: string, path: string, parser: Parser<T> | null): Promise<T> {
+async function request<T>(
+  method: string,
+  path: string,
+  parser: Parser<T> | null,
+  body?: unknown,
+): Promise<T> {
   let res: Response
   try {
-    res = await fetch(path, { method, headers: { accept: 'application/json' } })
+    res = await fetch(
+      path,
+      body === undefined
+        ? { method, headers: { accept: 'application/json' } }
+        : {
+            method,
+            headers: { accept: 'application/json', 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          },
+    )
   } catch (err) {
     throw new ApiError('NETWORK_ERROR', `Could not reach the server (${String(err)})`, 0)
   }
   const text = await res.text()
-  let body: unknown = null
+  let answer: unknown = null
   if (text !== '') {
     try {
-      body = JSON.parse(text)
+      answer = JSON.parse(text)
     } catch {
       throw new ApiError(
         'BAD_RESPONSE',
@@ -45,14 +71,14 @@ async function request<T>(method: string, path: string, parser: Parser<T> | null
     }
   }
   if (!res.ok) {
-    const parsed = ErrorBody.safeParse(body)
+    const parsed = ErrorBody.safeParse(answer)
     if (parsed.success)
       throw new ApiError(parsed.data.code, parsed.data.message, res.status, parsed.data.reqId)
     throw new ApiError(`HTTP_${res.status}`, `${method} ${path} failed with status ${res.status}`, res.status)
   }
   if (parser === null) return undefined as T
   try {
-    return parser.parse(body)
+    return parser.parse(answer)
   } catch (err) {
     throw new ApiError(
       'BAD_RESPONSE',
@@ -90,4 +116,30 @@ export function deleteDataset(id: string): Promise<void> {
 /** `GET /api/uploads/:uploadId`: the dataset a finished tus upload became. */
 export function getUploadDataset(uploadId: string): Promise<UploadDataset> {
   return request('GET', `/api/uploads/${encodeURIComponent(uploadId)}`, UploadDataset)
+}
+
+/** `POST /api/runs`: queues a K-means run. */
+export function createRun(input: CreateRunInput): Promise<Run> {
+  return request('POST', '/api/runs', Run, input)
+}
+
+/** `GET /api/runs`: every run, newest first. */
+export async function listRuns(): Promise<Run[]> {
+  return (await request('GET', '/api/runs', RunList)).runs
+}
+
+/** `GET /api/runs/:id`. */
+export function getRun(id: string): Promise<Run> {
+  return request('GET', `/api/runs/${encodeURIComponent(id)}`, Run)
+}
+
+/** `POST /api/runs/:id/cancel`: answers once the run is cancelled. */
+export function cancelRun(id: string): Promise<void> {
+  return request('POST', `/api/runs/${encodeURIComponent(id)}/cancel`, null)
+}
+
+/** `GET /api/runs/:id/events?after=SEQ`: stored events with seq > after, in order. */
+export async function listRunEvents(id: string, after: number): Promise<RunEvent[]> {
+  return (await request('GET', `/api/runs/${encodeURIComponent(id)}/events?after=${after}`, RunEventList))
+    .events
 }

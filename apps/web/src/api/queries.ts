@@ -1,6 +1,16 @@
-import type { Dataset } from '@codebook/shared'
+import type { Dataset, Run } from '@codebook/shared'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { deleteDataset, getDataset, getDatasetPreview, getHealth, listDatasets } from './client.ts'
+import {
+  cancelRun,
+  createRun,
+  deleteDataset,
+  getDataset,
+  getDatasetPreview,
+  getHealth,
+  getRun,
+  listDatasets,
+  listRuns,
+} from './client.ts'
 
 /** Query keys, in one place so socket events and mutations update the same cache entries. */
 export const queryKeys = {
@@ -8,6 +18,8 @@ export const queryKeys = {
   datasets: ['datasets'] as const,
   dataset: (id: string) => ['datasets', id] as const,
   preview: (id: string, rows: number) => ['datasets', id, 'preview', rows] as const,
+  runs: ['runs'] as const,
+  run: (id: string) => ['runs', id] as const,
 }
 
 /** Rows the detail page previews. */
@@ -64,6 +76,57 @@ export function useDeleteDataset() {
       queryClient.setQueryData<Dataset[]>(queryKeys.datasets, (list) => list?.filter((d) => d.id !== id))
       queryClient.removeQueries({ queryKey: queryKeys.dataset(id) })
       void queryClient.invalidateQueries({ queryKey: queryKeys.datasets })
+    },
+  })
+}
+
+/** Whether a run may still change (the list and detail poll while one is). */
+export function isRunActive(run: Run): boolean {
+  return run.status === 'queued' || run.status === 'running'
+}
+
+/** Every run, newest first; polls while any is queued or running. */
+export function useRuns() {
+  return useQuery({
+    queryKey: queryKeys.runs,
+    queryFn: listRuns,
+    refetchInterval: (query) => (query.state.data?.some(isRunActive) ? PROCESSING_POLL_MS : false),
+  })
+}
+
+/** One run; polls while it is queued or running (the socket feeds iterations, this the record). */
+export function useRun(id: string) {
+  const queryClient = useQueryClient()
+  return useQuery({
+    queryKey: queryKeys.run(id),
+    queryFn: () => getRun(id),
+    initialData: () => queryClient.getQueryData<Run[]>(queryKeys.runs)?.find((r) => r.id === id),
+    initialDataUpdatedAt: () => queryClient.getQueryState(queryKeys.runs)?.dataUpdatedAt,
+    refetchInterval: (query) =>
+      query.state.data && isRunActive(query.state.data) ? PROCESSING_POLL_MS : false,
+  })
+}
+
+/** Queues a run and refreshes the list. */
+export function useCreateRun() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: createRun,
+    onSuccess: (run) => {
+      queryClient.setQueryData(queryKeys.run(run.id), run)
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs })
+    },
+  })
+}
+
+/** Cancels a run and refreshes it. */
+export function useCancelRun() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: cancelRun,
+    onSettled: (_void, _err, id) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs })
+      void queryClient.invalidateQueries({ queryKey: queryKeys.run(id) })
     },
   })
 }

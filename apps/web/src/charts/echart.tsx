@@ -4,9 +4,16 @@ import { echarts } from './echarts.ts'
 
 /**
  * A canvas ECharts instance bound to a div: created on mount, given `option` whenever it changes,
- * resized with its box, disposed on unmount.
+ * resized with its box, disposed on unmount. `notMerge: false` merges a new option into the old
+ * one (cheap for live charts whose series only grow); `onClick` receives a clicked item's data index.
  */
-export function EChart(props: { option: EChartsCoreOption; height: number; label: string }) {
+export function EChart(props: {
+  option: EChartsCoreOption
+  height: number
+  label: string
+  notMerge?: boolean
+  onClick?: (dataIndex: number) => void
+}) {
   const ref = useRef<HTMLDivElement>(null)
   const chartRef = useRef<echarts.ECharts | null>(null)
 
@@ -24,9 +31,23 @@ export function EChart(props: { option: EChartsCoreOption; height: number; label
     }
   }, [])
 
+  const notMerge = props.notMerge ?? true
   useEffect(() => {
-    chartRef.current?.setOption(props.option, { notMerge: true })
-  }, [props.option])
+    chartRef.current?.setOption(props.option, { notMerge })
+  }, [props.option, notMerge])
+
+  const onClick = props.onClick
+  useEffect(() => {
+    const chart = chartRef.current
+    if (!chart || !onClick) return
+    const handler = (params: { dataIndex?: number }) => {
+      if (typeof params.dataIndex === 'number') onClick(params.dataIndex)
+    }
+    chart.on('click', handler)
+    return () => {
+      chart.off('click', handler)
+    }
+  }, [onClick])
 
   return (
     <div ref={ref} className="chart" style={{ height: props.height }} role="img" aria-label={props.label} />

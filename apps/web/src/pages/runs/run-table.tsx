@@ -1,0 +1,77 @@
+import type { Dataset, Run } from '@codebook/shared'
+import { Link, useLocation } from 'wouter'
+import { ProgressBar } from '../../components/progress-bar.tsx'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { formatDateTime, formatDuration } from '../../lib/format.ts'
+import { formatInertia, runDurationSeconds } from './run-format.ts'
+
+/** The runs table, newest first; a row opens the run page. */
+export function RunTable(props: { runs: Run[]; datasets: Dataset[] | undefined; now: number }) {
+  const [, navigate] = useLocation()
+  if (props.runs.length === 0) {
+    return (
+      <div className="empty">
+        <strong>No runs yet.</strong>
+        <span>Start one with the form above.</span>
+      </div>
+    )
+  }
+  const names = new Map(props.datasets?.map((d) => [d.id, d.name]))
+  return (
+    <div className="table-wrap">
+      <table className="table table-clickable">
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Status</th>
+            <th>Dataset</th>
+            <th className="right">k</th>
+            <th>Iterations</th>
+            <th className="right">Inertia</th>
+            <th className="right">Duration</th>
+            <th>Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.runs.map((r) => (
+            <tr key={r.id} data-run-id={r.id} onClick={() => navigate(`/runs/${r.id}`)}>
+              <td className="cell-name num">
+                <Link href={`/runs/${r.id}`} onClick={(e) => e.stopPropagation()}>
+                  {r.id.slice(0, 8)}
+                </Link>
+              </td>
+              <td>
+                <div className="cell-status">
+                  <StatusBadge status={r.status} />
+                  {r.error && <span className="code-tag">{r.error.code}</span>}
+                </div>
+              </td>
+              <td>
+                {names.get(r.datasetId) ?? <span className="muted num">{r.datasetId.slice(0, 8)}</span>}
+              </td>
+              <td className="right num">{r.params.k}</td>
+              <td>
+                <div className="run-progress-cell">
+                  <span className="num">
+                    {r.iteration} / {r.params.maxIterations}
+                  </span>
+                  {(r.status === 'running' || r.status === 'queued') && (
+                    <ProgressBar
+                      fraction={r.iteration / r.params.maxIterations}
+                      size="sm"
+                      label={`Run ${r.id} iterations`}
+                      showText={false}
+                    />
+                  )}
+                </div>
+              </td>
+              <td className="right num">{formatInertia(r.inertia)}</td>
+              <td className="right num">{formatDuration(runDurationSeconds(r, props.now))}</td>
+              <td className="muted nowrap">{formatDateTime(r.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
