@@ -77,6 +77,7 @@ export {
   encodedBytes,
 } from './kmeans/encoding/centroid-encoding.ts'
 export { float16BitsToFloat32, float32ToFloat16Bits } from './kmeans/encoding/float16.ts'
+export { INIT_SAMPLE_ROWS, sampleInitRows } from './kmeans/init/init-sample.ts'
 export type { KmeansParallelOptions } from './kmeans/init/kmeans-parallel.ts'
 export { kmeansParallelInit, weightedKmeansPlusPlus } from './kmeans/init/kmeans-parallel.ts'
 export { kmeansPlusPlus } from './kmeans/init/kmeans-plus-plus.ts'

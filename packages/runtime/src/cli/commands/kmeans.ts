@@ -9,6 +9,7 @@ import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
 import { WorkerPool } from '../../job/worker-pool.ts'
 import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
 import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
+import { sampleInitRows } from '../../kmeans/init/init-sample.ts'
 import { kmeansParallelInit } from '../../kmeans/init/kmeans-parallel.ts'
 import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
 import { randomInit } from '../../kmeans/init/random-init.ts'
@@ -57,14 +58,11 @@ export function isInitMethod(init: string): init is InitMethod {
   return (INIT_METHODS as readonly string[]).includes(init)
 }
 
-/** The init methods run on at most this many vectors (an even, seeded stride over the data) to keep the driver's init cheap. */
-const INIT_SAMPLE_ROWS = 100_000
-
 /**
  * Reads the initial centroids: the --init file, or the --init method (k-means++ by default,
  * k-means|| or k distinct random rows) over (a sample of) the data, seeded by --seed.
  */
-async function initialCentroids(o: KmeansCommandOptions, n: number, d: number): Promise<Float32Array> {
+async function initialCentroids(o: KmeansCommandOptions, d: number): Promise<Float32Array> {
   if (o.init && !isInitMethod(o.init)) {
     const f = await openNpy(o.init)
     try {
@@ -83,24 +81,7 @@ async function initialCentroids(o: KmeansCommandOptions, n: number, d: number): 
   const k = o.k
   const f = await openNpy(o.data)
   try {
-    const stride = Math.max(1, Math.ceil(n / INIT_SAMPLE_ROWS))
-    // The sample offset has its own stream, so kmeans++ over a small (unsampled) dataset sees
-    // exactly createRng(seed), the same init a library caller gets with the same seed.
-    const offset = createRng(o.seed ^ 0x5bd1e995).int(stride)
-    const picked = Math.ceil((n - offset) / stride)
-    const sample = new Float32Array(picked * d)
-    const block = stride * 4096
-    let m = 0
-    for (let start = 0; start < n; start += block) {
-      const count = Math.min(block, n - start)
-      const raw = await f.readRows(start, count)
-      for (let i = 0; i < count; i++) {
-        if ((start + i) % stride !== offset) continue
-        for (let t = 0; t < d; t++) sample[m * d + t] = raw[i * d + t]!
-        m++
-      }
-    }
-    const rows = sample.subarray(0, m * d)
+    const { rows, m } = await sampleInitRows(f, o.seed)
     if (k > m)
       throw new UsageError(
         'KMEANS_BAD_K',
@@ -152,7 +133,7 @@ export async function runKmeansCommand(
   const f = await openNpy(o.data)
   const { n, d } = f
   await f.close()
-  const init = await initialCentroids(o, n, d)
+  const init = await initialCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
   const racks = workerRacks(topology, o.workers)
   const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
