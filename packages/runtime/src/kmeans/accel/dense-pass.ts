@@ -68,14 +68,7 @@ export async function forEachDistanceRow(
   const gather = indices === null ? null : new Float32Array(Math.min(blockRows, count) * d)
   for (let start = 0; start < count; start += blockRows) {
     const end = Math.min(count, start + blockRows)
-    let block: Float32Array
-    if (indices === null || gather === null) {
-      block = points.subarray(start * d, end * d)
-    } else {
-      for (let r = start; r < end; r++)
-        gather.set(points.subarray(indices[r] * d, indices[r] * d + d), (r - start) * d)
-      block = gather.subarray(0, (end - start) * d)
-    }
+    const block = listedRows(points, d, indices, gather, start, end)
     const dist = await dense.distances(block, centroids, d)
     const norms = rowNormsSq(block, end - start, d)
     for (let r = start; r < end; r++) {
@@ -84,6 +77,25 @@ export async function forEachDistanceRow(
     }
   }
   return count * k
+}
+
+/**
+ * Rows [start, end) of the listed points (all points when `indices` is null) as one contiguous
+ * block: a view when all points are listed (their rows are already contiguous, no copy), else
+ * gathered into `gather`.
+ */
+function listedRows(
+  points: Float32Array,
+  d: number,
+  indices: Int32Array | null,
+  gather: Float32Array | null,
+  start: number,
+  end: number,
+): Float32Array {
+  if (indices === null || gather === null) return points.subarray(start * d, end * d)
+  for (let r = start; r < end; r++)
+    gather.set(points.subarray(indices[r] * d, indices[r] * d + d), (r - start) * d)
+  return gather.subarray(0, (end - start) * d)
 }
 
 /** Distance each centroid moved since the previous iteration (not squared). */
@@ -137,15 +149,7 @@ export async function forEachNearestTwo(
   const gather = indices === null ? null : new Float32Array(Math.min(NEAREST_TWO_GATHER_ROWS, count) * d)
   for (let start = 0; start < count; start += NEAREST_TWO_GATHER_ROWS) {
     const end = Math.min(count, start + NEAREST_TWO_GATHER_ROWS)
-    let block: Float32Array
-    if (indices === null || gather === null) {
-      // All points: their rows are already contiguous, no copy.
-      block = points.subarray(start * d, end * d)
-    } else {
-      for (let r = start; r < end; r++)
-        gather.set(points.subarray(indices[r] * d, indices[r] * d + d), (r - start) * d)
-      block = gather.subarray(0, (end - start) * d)
-    }
+    const block = listedRows(points, d, indices, gather, start, end)
     const { labels, distancesSq } = await dense.nearestTwo(block, centroids, d)
     const norms = rowNormsSq(block, end - start, d)
     for (let r = start; r < end; r++) {
