@@ -4,5 +4,14 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: { conditions: ['@codebook/source'] },
   ssr: { resolve: { conditions: ['@codebook/source'] } },
-  test: { include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+  test: {
+    include: ['src/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // One file at a time: files start worker pools on OS-assigned ports, and a port one test
+    // closes on purpose (a "dead" worker) could be handed to another file's new listener, which
+    // would then accept connections meant to be refused. The data plane does not yet check who
+    // answered a connection (see CONTEXT.md, pitfalls).
+    fileParallelism: false,
+  },
 })
