@@ -102,3 +102,84 @@ export const vocabularies = pgTable('vocabularies', {
   path: text('path').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
 })
+
+/**
+ * A named cluster description. Every save appends a row to `topology_versions`; runs record the
+ * version they used, so editing a topology never rewrites the history of a finished run.
+ */
+export const topologies = pgTable(
+  'topologies',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** Highest version saved; `topology_versions` holds 1 … latestVersion. */
+    latestVersion: integer('latest_version').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  },
+  (t) => [index('topologies_updated_at_idx').on(t.updatedAt)],
+)
+
+/** One saved state of a topology: the shared `Topology` JSON, immutable once written. */
+export const topologyVersions = pgTable(
+  'topology_versions',
+  {
+    topologyId: text('topology_id')
+      .notNull()
+      .references(() => topologies.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    body: jsonb('body').$type<unknown>().notNull(),
+    /** Optional note the user gave when saving ("moved n7 to rack-b"). */
+    message: text('message'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  },
+  (t) => [unique('topology_versions_topology_id_version_unique').on(t.topologyId, t.version)],
+)
+
+/**
+ * One accuracy-versus-vocabulary-size evaluation: params (image source, k list, HOG and split
+ * settings) and, as each k finishes, its result appended to `results`.
+ */
+export const evaluations = pgTable(
+  'evaluations',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    status: text('status')
+      .$type<'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>()
+      .notNull(),
+    params: jsonb('params').$type<unknown>().notNull(),
+    /** 0 … 1 over the whole evaluation. */
+    progress: doublePrecision('progress').notNull().default(0),
+    /** One entry per finished k: accuracy, per-class accuracy, confusion matrix, misclassified samples. */
+    results: jsonb('results').$type<unknown[]>().notNull().default([]),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
+  },
+  (t) => [index('evaluations_created_at_idx').on(t.createdAt)],
+)
+
+/**
+ * A labelled image set for evaluations: a grid image split into cells (labels by rows) or a zip
+ * with one folder per class. Files live under `$CODEBOOK_HOME/image-sets/<id>/` once `ready`.
+ */
+export const imageSets = pgTable(
+  'image_sets',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    kind: text('kind').$type<'grid' | 'zip'>().notNull(),
+    status: text('status').$type<'processing' | 'ready' | 'failed'>().notNull(),
+    /** How to read the source (grid cell size, rows per class, …). */
+    params: jsonb('params').$type<unknown>().notNull(),
+    /** Class names in label order; null until read. */
+    classes: jsonb('classes').$type<string[]>(),
+    /** Number of images; null until read. */
+    count: integer('count'),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  },
+  (t) => [index('image_sets_created_at_idx').on(t.createdAt)],
+)
