@@ -142,7 +142,8 @@ export type RunEventType = z.infer<typeof RunEventType>
 
 /**
  * One stored event of a run; `seq` is 1, 2, 3, … per run without gaps. `data` is the whole run
- * record for `state`, an {@link IterationReport} for `iteration`, `{ message }` for `log`.
+ * record for `state`, an {@link IterationReport} for `iteration`, {@link RunLogData} for `log`,
+ * {@link RunProgressData} for `progress`.
  */
 export const RunEvent = z.object({
   seq: z.number().int().positive(),
@@ -150,6 +151,28 @@ export const RunEvent = z.object({
   data: z.unknown(),
 })
 export type RunEvent = z.infer<typeof RunEvent>
+
+/** `data` of a `log` event: one line of what the run did (loading, init, retries, worker loss). */
+export const RunLogData = z.object({
+  level: z.enum(['info', 'warn', 'error']),
+  message: z.string(),
+})
+export type RunLogData = z.infer<typeof RunLogData>
+
+/** Phases a run goes through before and after its iterations. */
+export const runPhases = ['loading', 'init', 'iterating', 'saving'] as const
+
+/**
+ * `data` of a `progress` event: the phase and how far it is (0 … 1). During `iterating`,
+ * `fraction` is iteration / maxIterations and `etaSeconds` extrapolates the mean iteration time.
+ */
+export const RunProgressData = z.object({
+  phase: z.enum(runPhases),
+  fraction: z.number().min(0).max(1),
+  etaSeconds: z.number().nonnegative().nullable().optional(),
+  message: z.string().optional(),
+})
+export type RunProgressData = z.infer<typeof RunProgressData>
 
 /** `GET /api/runs/:id/events?after=SEQ`. */
 export const RunEventList = z.object({ events: z.array(RunEvent) })
