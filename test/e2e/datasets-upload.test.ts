@@ -53,7 +53,8 @@ describe('Datasets page (Chromium)', () => {
     const fixture = await writeHogFixture(dir, { filename: 'patches-small.txt', n: 3000, d: 64, seed: 11 })
     const { page } = browser
 
-    await page.goto('/')
+    // The first visit hands the UI the API token and takes it out of the address bar.
+    await page.goto(server.uiUrl)
     await page.waitForURL(/\/datasets$/)
     await page.getByText('Server ok').waitFor()
     await page.getByText('No datasets yet.').waitFor()

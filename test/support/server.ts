@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadConfig, startServer } from '@codebook/server'
+import { loadConfig, type RunningServer, startServer } from '@codebook/server'
 
 /** Absolute path of the repository root. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -16,6 +17,14 @@ export interface TestServer {
   url: string
   /** The server's data home (a fresh temp dir). */
   home: string
+  /** The API token writes need (`Authorization: Bearer …`). */
+  token: string
+  /** `url/?token=…`: the first page a browser opens, which hands the UI the token. */
+  uiUrl: string
+  /** Headers for a write request from the test itself. */
+  authHeaders: { authorization: string }
+  /** The in-process Fastify app (services such as `app.runs`), for tests that drive the server directly. */
+  app: RunningServer['app']
   /** Closes the server and deletes its home. */
   close(): Promise<void>
 }
@@ -27,7 +36,9 @@ export interface TestServer {
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const home = await mkdtemp(join(tmpdir(), 'codebook-e2e-'))
+  const token = env.CODEBOOK_API_TOKEN ?? randomBytes(16).toString('hex')
   const config = loadConfig({
+    CODEBOOK_API_TOKEN: token,
     PORT: '0',
     HOST: '127.0.0.1',
     CODEBOOK_HOME: home,
@@ -46,6 +57,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   return {
     url: server.url,
     home,
+    token,
+    uiUrl: `${server.url}/?token=${token}`,
+    authHeaders: { authorization: `Bearer ${token}` },
+    app: server.app,
     async close() {
       await server.close()
       await rm(home, { recursive: true, force: true })

@@ -2,7 +2,7 @@ import { ErrorBody, Health } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, WRITE_RATE_LIMIT_PER_MINUTE } from './app.ts'
-import { makeTempHome, testConfig, testDrivers } from './test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig, testDrivers } from './test-support/test-server.ts'
 
 describe.each(testDrivers())('app on $name', (driver) => {
   let app: FastifyInstance
@@ -62,7 +62,12 @@ describe.each(testDrivers())('app on $name', (driver) => {
   })
 
   it('answers a bad query with VALIDATION_FAILED naming the field', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/datasets?name=x&format=jpeg', payload: 'abc' })
+    const res = await app.inject({
+      method: 'POST',
+      headers: authHeaders,
+      url: '/api/datasets?name=x&format=jpeg',
+      payload: 'abc',
+    })
     expect(res.statusCode).toBe(400)
     const body = ErrorBody.parse(res.json())
     expect(body.code).toBe('VALIDATION_FAILED')
@@ -79,7 +84,7 @@ describe.each(testDrivers())('app on $name', (driver) => {
   it('rate limits writes with RATE_LIMITED, but not reads', async () => {
     let limited: { statusCode: number; body: string } | undefined
     for (let i = 0; i <= WRITE_RATE_LIMIT_PER_MINUTE && limited === undefined; i++) {
-      const res = await app.inject({ method: 'DELETE', url: '/api/datasets/missing' })
+      const res = await app.inject({ method: 'DELETE', headers: authHeaders, url: '/api/datasets/missing' })
       if (res.statusCode === 429) limited = res
       else expect(res.statusCode).toBe(404)
     }

@@ -7,6 +7,7 @@ import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import { authPlugin } from './auth/auth-plugin.ts'
 import type { Config } from './config.ts'
 import { datasetRoutes } from './datasets/dataset-routes.ts'
 import { datasetsPlugin } from './datasets/datasets-plugin.ts'
@@ -59,6 +60,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   try {
     await app.register(errorPlugin, { spaFallback: serveWeb })
     await app.register(homePlugin, { home: config.home })
+    await app.register(authPlugin, { apiToken: config.apiToken })
     await app.register(dbPlugin, { databaseUrl: config.databaseUrl, pgliteDir: app.home.db })
     await app.register(realtimePlugin)
     await app.register(fastifyRateLimit, {

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       maxUploadBytes: 64 * 1024 ** 3,
       maxConcurrentRuns: 1,
+      apiToken: undefined,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
   })
@@ -29,6 +30,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       CODEBOOK_MAX_UPLOAD_BYTES: '1048576',
       CODEBOOK_MAX_CONCURRENT_RUNS: '3',
+      CODEBOOK_API_TOKEN: 'a-long-enough-token',
     })
     expect(config).toEqual({
       port: 0,
@@ -40,6 +42,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       maxUploadBytes: 1048576,
       maxConcurrentRuns: 3,
+      apiToken: 'a-long-enough-token',
     })
   })
 
@@ -51,5 +54,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/)
     expect(() => loadConfig({ CODEBOOK_MAX_UPLOAD_BYTES: '-1' })).toThrow(/CODEBOOK_MAX_UPLOAD_BYTES/)
     expect(() => loadConfig({ CODEBOOK_MAX_CONCURRENT_RUNS: '0' })).toThrow(/CODEBOOK_MAX_CONCURRENT_RUNS/)
+    expect(() => loadConfig({ CODEBOOK_API_TOKEN: 'short' })).toThrow(
+      /CODEBOOK_API_TOKEN: must be at least 16/,
+    )
   })
 })

@@ -23,6 +23,8 @@ export interface Config {
   maxUploadBytes: number
   /** Runs executed at the same time; further runs wait in the queue. */
   maxConcurrentRuns: number
+  /** Token writes must present (CODEBOOK_API_TOKEN); undefined → generated at the home's first start. */
+  apiToken: string | undefined
 }
 
 // Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
@@ -67,6 +69,14 @@ const EnvSchema = z.object({
       .default(64 * GiB),
   ),
   CODEBOOK_MAX_CONCURRENT_RUNS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
+  CODEBOOK_API_TOKEN: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .regex(/^\S+$/, 'must not contain whitespace')
+      .optional(),
+  ),
 })
 
 /**
@@ -96,5 +106,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     maxUploadBytes: e.CODEBOOK_MAX_UPLOAD_BYTES,
     maxConcurrentRuns: e.CODEBOOK_MAX_CONCURRENT_RUNS,
+    apiToken: e.CODEBOOK_API_TOKEN,
   }
 }

@@ -1,6 +1,24 @@
 import { CodebookError } from '@codebook/runtime'
+import type { ApiToken } from './auth/api-token.ts'
 import { loadConfig } from './config.ts'
 import { startServer } from './start-server.ts'
+
+/**
+ * A generated token is shown once, at the start that created it, as a link that hands it to the
+ * browser (the UI keeps it); later starts only say where it is kept.
+ */
+function announceApiToken(apiToken: ApiToken, url: string): void {
+  if (apiToken.source === 'created') {
+    process.stdout.write(
+      `\nAPI token created (shown once; kept in ${apiToken.file}):\n  ${apiToken.token}\n` +
+        `Open ${url}/?token=${apiToken.token} to use it in this browser; scripts send "Authorization: Bearer <token>".\n\n`,
+    )
+  } else if (apiToken.source === 'file') {
+    process.stdout.write(
+      `Writes need the API token kept in ${apiToken.file} (Authorization: Bearer <token>).\n`,
+    )
+  }
+}
 
 /**
  * `npm start`: config from the environment, listen, and shut down gracefully on SIGINT/SIGTERM
@@ -11,6 +29,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env)
   const server = await startServer(config)
   server.app.log.info({ home: config.home }, `Codebook server listening on ${server.url}`)
+  announceApiToken(server.app.apiToken, server.url)
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from './app.ts'
-import { makeTempHome, testConfig } from './test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig } from './test-support/test-server.ts'
 
 describe('web UI serving', () => {
   let app: FastifyInstance
@@ -31,7 +31,7 @@ describe('web UI serving', () => {
     const api = await app.inject({ method: 'GET', url: '/api/nothing' })
     expect(api.statusCode).toBe(404)
     expect(api.json()).toMatchObject({ code: 'NOT_FOUND' })
-    const post = await app.inject({ method: 'POST', url: '/runs/42' })
+    const post = await app.inject({ method: 'POST', headers: authHeaders, url: '/runs/42' })
     expect(post.statusCode).toBe(404)
   })
 })

@@ -1,11 +1,14 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { captureApiTokenFromUrl } from './api/api-token.ts'
 import { ApiError } from './api/client.ts'
 import { App } from './app.tsx'
 import { createErrorStore, ErrorStoreContext } from './components/error-banner.tsx'
 import './styles/theme.css'
 import './styles/app.css'
+
+captureApiTokenFromUrl(window.location, window.history)
 
 const errors = createErrorStore()
 const queryClient = new QueryClient({

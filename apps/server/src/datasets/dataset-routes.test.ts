@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { hogText, makeVectors, npyFloat32, type TestVectors } from '../test-support/payloads.ts'
-import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 
 /** Expected preview rows, computed from the test's own vectors. */
 function expectedRows(v: TestVectors, count: number, withIds: boolean) {
@@ -40,7 +40,7 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
     const res = await app.inject({
       method: 'POST',
       url: '/api/datasets?name=hog%20one&format=hog-text&wait=true',
-      headers: { 'content-type': 'text/plain' },
+      headers: { ...authHeaders, 'content-type': 'text/plain' },
       payload: hogText(v),
     })
     expect(res.statusCode).toBe(201)
@@ -74,7 +74,7 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
 
     const dir = join(app.home.datasets, ready.id)
     expect(existsSync(dir)).toBe(true)
-    const del = await app.inject({ method: 'DELETE', url: `/api/datasets/${ready.id}` })
+    const del = await app.inject({ method: 'DELETE', headers: authHeaders, url: `/api/datasets/${ready.id}` })
     expect(del.statusCode).toBe(204)
     expect(existsSync(dir)).toBe(false)
     expect((await app.inject({ method: 'GET', url: `/api/datasets/${ready.id}` })).statusCode).toBe(404)
@@ -84,6 +84,7 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
     const v = makeVectors(12, 4, 2)
     const res = await app.inject({
       method: 'PUT',
+      headers: authHeaders,
       url: '/api/datasets?name=gz&wait=true',
       payload: gzipSync(hogText(v)),
     })
@@ -101,7 +102,7 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
     const res = await app.inject({
       method: 'POST',
       url: '/api/datasets?name=npy&format=npy',
-      headers: { 'content-type': 'application/octet-stream' },
+      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
       payload: npyFloat32(v),
     })
     expect(res.statusCode).toBe(202)
@@ -123,6 +124,7 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
     good[2] = good[2]!.split(' ').slice(0, -1).join(' ') // line 3 loses a field
     const res = await app.inject({
       method: 'POST',
+      headers: authHeaders,
       url: '/api/datasets?name=broken&format=hog-text&wait=true',
       payload: good.join('\n'),
     })
@@ -147,6 +149,7 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
   it('rejects a body over the upload limit with UPLOAD_TOO_LARGE and keeps nothing', async () => {
     const res = await app.inject({
       method: 'POST',
+      headers: authHeaders,
       url: '/api/datasets?name=big',
       payload: Buffer.alloc(maxUploadBytes + 1, 0x31),
     })
@@ -158,7 +161,12 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
   })
 
   it('rejects a direct upload without a name', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/datasets', payload: '1 2 3 4' })
+    const res = await app.inject({
+      method: 'POST',
+      headers: authHeaders,
+      url: '/api/datasets',
+      payload: '1 2 3 4',
+    })
     expect(res.statusCode).toBe(400)
     expect(ErrorBody.parse(res.json())).toMatchObject({ code: 'VALIDATION_FAILED' })
     expect(res.json().message).toContain('querystring.name')

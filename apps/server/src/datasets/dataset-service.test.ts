@@ -5,7 +5,7 @@ import { Dataset, DatasetList } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { hogText, makeVectors } from '../test-support/payloads.ts'
-import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createDatasetRepo } from './dataset-repo.ts'
 
 describe.each(testDrivers())('dataset lifecycle across restarts on $name', (driver) => {
@@ -57,11 +57,20 @@ describe.each(testDrivers())('dataset lifecycle across restarts on $name', (driv
     const post = async (name: string) =>
       Dataset.parse(
         (
-          await app.inject({ method: 'POST', url: `/api/datasets?name=${name}&format=hog-text`, payload })
+          await app.inject({
+            method: 'POST',
+            headers: authHeaders,
+            url: `/api/datasets?name=${name}&format=hog-text`,
+            payload,
+          })
         ).json(),
       )
     const deleted = await post('deleted')
-    const del = await app.inject({ method: 'DELETE', url: `/api/datasets/${deleted.id}` })
+    const del = await app.inject({
+      method: 'DELETE',
+      headers: authHeaders,
+      url: `/api/datasets/${deleted.id}`,
+    })
     expect(del.statusCode).toBe(204)
     expect(existsSync(join(app.home.datasets, deleted.id))).toBe(false)
     expect((await app.inject({ method: 'GET', url: `/api/datasets/${deleted.id}` })).statusCode).toBe(404)

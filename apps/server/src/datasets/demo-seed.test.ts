@@ -1,7 +1,7 @@
 import { DatasetList } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
-import { makeTempHome, testConfig } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 import { createDatasetRepo } from './dataset-repo.ts'
 import { DEMO_NAME, seedDemo } from './demo-seed.ts'
 
@@ -25,7 +25,10 @@ describe('demo dataset seed', () => {
       // 4 × 4 = 16 patches per digit, each 2 × 2 cells × 8 orientation bins = 32 values.
       expect(demo).toMatchObject({ name: DEMO_NAME, format: 'hog-text', n: 5000 * 16, d: 32 })
 
-      expect((await app.inject({ method: 'DELETE', url: `/api/datasets/${demo!.id}` })).statusCode).toBe(204)
+      expect(
+        (await app.inject({ method: 'DELETE', headers: authHeaders, url: `/api/datasets/${demo!.id}` }))
+          .statusCode,
+      ).toBe(204)
       const again = await seedDemo({
         repo: createDatasetRepo(app.db),
         service: app.datasets,

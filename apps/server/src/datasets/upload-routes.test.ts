@@ -5,10 +5,10 @@ import { io as connectSocket, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { hogText, makeVectors } from '../test-support/payloads.ts'
-import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { DATASET_ID_HEADER } from './upload-routes.ts'
 
-const tusHeaders = { 'Tus-Resumable': '1.0.0' }
+const tusHeaders = { 'Tus-Resumable': '1.0.0', ...authHeaders }
 
 function uploadMetadata(fields: Record<string, string>): string {
   return Object.entries(fields)

@@ -5,7 +5,7 @@ import { io as connect } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
-import { makeTempHome, testConfig } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 
 /** Large enough that Lloyd with tol 0 still reassigns vectors after 8 iterations (no early stop). */
 const data = makeVectors(20_000, 16, 12)
@@ -33,8 +33,8 @@ describe('resuming runs', () => {
     return fetch(`${server.url}${path}`, {
       method: 'POST',
       ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        ? { headers: authHeaders }
+        : { headers: { ...authHeaders, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     })
   }
 
@@ -53,7 +53,7 @@ describe('resuming runs', () => {
     server = await startServer(testConfig(home.home, undefined))
     const res = await fetch(`${server.url}/api/datasets?name=resume&format=npy&wait=true`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream' },
+      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
       body: npyFloat32(data),
     })
     expect(res.status).toBe(201)

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { makeVectors, npyFloat32, type TestVectors } from '../test-support/payloads.ts'
-import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createRunRepo } from './run-repo.ts'
 
 /** A socket that records every `run:event` it receives. */
@@ -60,7 +60,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
   async function upload(v: TestVectors, name: string): Promise<string> {
     const res = await fetch(`${server.url}/api/datasets?name=${name}&format=npy&wait=true`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream' },
+      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
       body: npyFloat32(v),
     })
     expect(res.status).toBe(201)
@@ -71,8 +71,8 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     return fetch(`${server.url}${path}`, {
       method: 'POST',
       ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        ? { headers: authHeaders }
+        : { headers: { ...authHeaders, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     })
   }
 

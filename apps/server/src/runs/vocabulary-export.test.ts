@@ -5,7 +5,7 @@ import { Dataset, Run, VocabularyExportJson, VocabularyList } from '@codebook/sh
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
-import { makeTempHome, testConfig } from '../test-support/test-server.ts'
+import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 
 const data = makeVectors(200, 6, 11)
 const k = 4
@@ -21,14 +21,14 @@ describe('vocabulary export', () => {
     server = await startServer(testConfig(home.home, undefined))
     const up = await fetch(`${server.url}/api/datasets?name=small&format=npy&wait=true`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream' },
+      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
       body: npyFloat32(data),
     })
     expect(up.status).toBe(201)
     const datasetId = Dataset.parse(await up.json()).id
     const res = await fetch(`${server.url}/api/runs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...authHeaders, 'content-type': 'application/json' },
       body: JSON.stringify({ datasetId, k, maxIterations: 3, workers: 1, kernel: 'reference', tol: 0 }),
     })
     expect(res.status).toBe(201)

@@ -66,6 +66,12 @@ export async function makeTempHome(): Promise<{ home: string; remove(): Promise<
   return { home, remove: () => rm(home, { recursive: true, force: true }) }
 }
 
+/** The API token of every test server (config.apiToken). */
+export const TEST_API_TOKEN = 'test-token-0123456789abcdef'
+
+/** Headers a test write request sends. */
+export const authHeaders = { authorization: `Bearer ${TEST_API_TOKEN}` }
+
 /** Config for tests: port 0, no UI, no demo, silent logs. */
 export function testConfig(
   home: string,
@@ -82,6 +88,7 @@ export function testConfig(
     logLevel: 'silent',
     maxUploadBytes: 64 * 1024 ** 3,
     maxConcurrentRuns: 1,
+    apiToken: TEST_API_TOKEN,
     ...overrides,
   }
 }

@@ -11,6 +11,7 @@ import {
   RunList,
   UploadDataset,
 } from '@codebook/shared'
+import { authorizationHeader } from './api-token.ts'
 
 /** Anything with a zod-style `parse`; every response body goes through one before the UI sees it. */
 interface Parser<T> {
@@ -36,7 +37,7 @@ export class ApiError extends Error {
   }
 }
 
-async function request<T>(
+export async function request<T>(
   method: string,
   path: string,
   parser: Parser<T> | null,
@@ -44,13 +45,15 @@ async function request<T>(
 ): Promise<T> {
   let res: Response
   try {
+    // Reads stay anonymous; every write carries the API token when this browser has one.
+    const auth = method === 'GET' ? {} : authorizationHeader()
     res = await fetch(
       path,
       body === undefined
-        ? { method, headers: { accept: 'application/json' } }
+        ? { method, headers: { accept: 'application/json', ...auth } }
         : {
             method,
-            headers: { accept: 'application/json', 'content-type': 'application/json' },
+            headers: { accept: 'application/json', 'content-type': 'application/json', ...auth },
             body: JSON.stringify(body),
           },
     )
@@ -142,4 +145,9 @@ export function cancelRun(id: string): Promise<void> {
 export async function listRunEvents(id: string, after: number): Promise<RunEvent[]> {
   return (await request('GET', `/api/runs/${encodeURIComponent(id)}/events?after=${after}`, RunEventList))
     .events
+}
+
+/** `POST /api/runs/:id/resume`: queues an interrupted, cancelled or failed run again from its checkpoint. */
+export function resumeRun(id: string): Promise<Run> {
+  return request('POST', `/api/runs/${encodeURIComponent(id)}/resume`, Run)
 }

@@ -1,6 +1,7 @@
 import { type DatasetFormat, ErrorBody } from '@codebook/shared'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { type DetailedError, type HttpRequest, type HttpResponse, Upload } from 'tus-js-client'
+import { authorizationHeader } from '../api/api-token.ts'
 import { getUploadDataset } from '../api/client.ts'
 import {
   clearPendingUpload,
@@ -173,6 +174,11 @@ export function useTusUpload(onDatasetCreated: (datasetId: string) => void): Tus
       metadata,
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
+      // Read per request: a token pasted after a 401 applies to the retry.
+      onBeforeRequest(req: HttpRequest) {
+        const auth = authorizationHeader().authorization
+        if (auth !== undefined) req.setHeader('Authorization', auth)
+      },
       onUploadUrlAvailable() {
         record.uploadUrl = upload.url
         savePendingUpload(localStorage, record)
