@@ -1,6 +1,14 @@
 import { join } from 'node:path'
 import { createRng, kmeansPlusPlus, lloydReference, openNpy } from '@codebook/runtime'
-import { Dataset, IterationReport, Run, RunEventList, type RunSocketEvent } from '@codebook/shared'
+import {
+  Dataset,
+  IterationReport,
+  Run,
+  RunEventList,
+  RunLogData,
+  RunProgressData,
+  type RunSocketEvent,
+} from '@codebook/shared'
 import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
@@ -122,13 +130,26 @@ describe.each(testDrivers())('runs on $name', (driver) => {
 
     const { events } = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events`))
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
-    expect(events.map((e) => e.type)).toEqual([
+    const core = events.filter((e) => e.type === 'state' || e.type === 'iteration')
+    expect(core.map((e) => e.type)).toEqual([
       'state',
       'state',
       ...Array.from({ length: ref.iterations }, () => 'iteration'),
       'state',
     ])
-    expect(events.map((e) => (e.type === 'state' ? Run.parse(e.data).status : null))).toEqual([
+    // Progress walks the phases in order, between the running and the final state; logs are valid lines.
+    const phases = events.filter((e) => e.type === 'progress').map((e) => RunProgressData.parse(e.data).phase)
+    expect([...new Set(phases)]).toEqual(['loading', 'init', 'iterating', 'saving'])
+    const firstIteration = events.findIndex((e) => e.type === 'iteration')
+    const firstIterating = events.findIndex(
+      (e) => e.type === 'progress' && RunProgressData.parse(e.data).phase === 'iterating',
+    )
+    expect(firstIterating).toBeGreaterThan(firstIteration)
+    const logs = events.filter((e) => e.type === 'log').map((e) => RunLogData.parse(e.data))
+    expect(logs.map((l) => l.level)).not.toContain('error')
+    expect(logs.at(-1)?.message).toMatch(/^Vocabulary .* saved: 4 × \d+ float32\.$/)
+    expect(events.at(-1)?.type).toBe('state')
+    expect(core.map((e) => (e.type === 'state' ? Run.parse(e.data).status : null))).toEqual([
       'queued',
       'running',
       ...Array.from({ length: ref.iterations }, () => null),
@@ -188,7 +209,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       expect(res.status).toBe(201)
       const run = Run.parse(await res.json())
       expect(await joinRun(first, run.id, 0)).toMatchObject({ ok: true })
-      await until(() => first.events.length >= 4, 'two iterations')
+      await until(() => first.events.filter((e) => e.type === 'iteration').length >= 2, 'two iterations')
 
       const pids = server.app.runs.workerPids(run.id)
       expect(pids).toHaveLength(2)

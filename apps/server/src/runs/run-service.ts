@@ -18,7 +18,9 @@ import type {
   Run,
   RunEvent,
   RunEventType,
+  RunLogData,
   RunParams,
+  RunProgressData,
   Vocabulary,
 } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
@@ -86,6 +88,9 @@ export interface RunService {
   /** Stops taking runs; running ones are aborted and marked `interrupted` (queued ones stay queued). */
   shutdown(): Promise<void>
 }
+
+/** Least time between two `iterating` progress events of a run. */
+const PROGRESS_INTERVAL_MS = 1000
 
 /** Why a run was aborted; decides its final status. */
 class RunAbort extends Error {
@@ -162,6 +167,16 @@ export function createRunService(deps: RunServiceDeps): RunService {
     return next
   }
 
+  /** A `log` event: what the run is doing, for the run page's log panel. */
+  function say(runId: string, level: RunLogData['level'], message: string): Promise<unknown> {
+    return record(runId, 'log', { level, message } satisfies RunLogData)
+  }
+
+  /** A `progress` event. */
+  function progressed(runId: string, data: RunProgressData): Promise<unknown> {
+    return record(runId, 'progress', data)
+  }
+
   function pump(): void {
     while (!closed && active.size < deps.maxConcurrentRuns && queue.length > 0) {
       const id = queue.shift()!
@@ -195,12 +210,21 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (signal.aborted) throw signal.reason
       const vocabularyId = randomUUID()
       const path = vocabularyPath(paths, vocabularyId)
+      await progressed(id, { phase: 'saving', fraction: 1, message: 'writing the vocabulary' })
       await writeNpy(path, centroids, k, d)
       await repo.insertVocabulary({ id: vocabularyId, runId: id, k, d, path })
+      await say(id, 'info', `Vocabulary ${vocabularyId} saved: ${k} × ${d} float32.`)
       await end(id, { status: 'succeeded', vocabularyId })
     } catch (err) {
       if (signal.aborted) {
         const status = signal.reason instanceof RunAbort ? signal.reason.status : 'cancelled'
+        await say(
+          id,
+          'warn',
+          status === 'cancelled'
+            ? 'Cancelled: worker processes shut down.'
+            : 'Server stopping: run interrupted; resume continues from the last checkpoint.',
+        )
         await end(id, {
           status,
           error:
@@ -213,6 +237,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const code = err instanceof CodebookError ? err.code : 'RUN_FAILED'
       const message = err instanceof Error ? err.message : String(err)
       log.warn({ err, runId: id }, 'run failed')
+      await say(id, 'error', `${code}: ${message}`)
       await end(id, { status: 'failed', error: { code, message } })
     }
   }
@@ -230,8 +255,23 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const { n, d } = f
     // A resumed run starts from its checkpoint: iterations done so far are `offset`.
     const offset = run.checkpointIteration ?? 0
+    await progressed(run.id, { phase: 'loading', fraction: 0, message: `dataset ${run.datasetId}` })
+    await say(
+      run.id,
+      'info',
+      `Dataset ${run.datasetId}: ${n.toLocaleString('en')} vectors × ${d} dimensions.`,
+    )
     try {
-      init = offset > 0 ? await readCheckpoint(run, d) : await kmeansPlusPlusInit(f, p.k, p.seed)
+      await progressed(run.id, { phase: 'init', fraction: 0 })
+      if (offset > 0) {
+        await say(run.id, 'info', `Resuming from the checkpoint of iteration ${offset}.`)
+        init = await readCheckpoint(run, d)
+      } else {
+        const started = performance.now()
+        init = await kmeansPlusPlusInit(f, p.k, p.seed)
+        const ms = Math.round(performance.now() - started)
+        await say(run.id, 'info', `k-means++ init of ${p.k} centroids (seed ${p.seed}) in ${ms} ms.`)
+      }
     } finally {
       await f.close()
     }
@@ -252,6 +292,19 @@ export function createRunService(deps: RunServiceDeps): RunService {
       return child
     }
     const pool = await WorkerPool.start({ workers: p.workers, spawn })
+    await say(
+      run.id,
+      'info',
+      `${p.workers} worker process${p.workers === 1 ? '' : 'es'} started (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, aggregation ${p.aggregation}, ${p.algorithm}, kernel ${p.kernel}).`,
+    )
+    const stopLostLog = pool.onWorkerLost((rank) => {
+      if (!signal.aborted)
+        void say(
+          run.id,
+          'warn',
+          `Worker ${rank} lost: replacing it and re-running the iteration from the checkpoint.`,
+        )
+    })
     let closing: Promise<void> | undefined
     const closePool = () => {
       closing ??= pool.close()
@@ -261,6 +314,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
     signal.addEventListener('abort', onAbort, { once: true })
 
     let progress: Promise<void> = Promise.resolve()
+    const iterationsStarted = performance.now()
+    let lastProgressAt = Number.NEGATIVE_INFINITY
     // Every iteration's centroids are checkpointed (atomically) before its event is recorded,
     // so a run's last iteration event always has its checkpoint on disk.
     const onIteration = (local: IterationReport, centroids: Float32Array) => {
@@ -271,6 +326,19 @@ export function createRunService(deps: RunServiceDeps): RunService {
         await writeNpy(checkpointPath(paths, run.id), copy, p.k, d)
         await repo.setIteration(run.id, report.iteration, report.inertia, report.iteration)
         await record(run.id, 'iteration', report)
+        // Progress at most once a second (and on the last iteration): the iteration events carry the detail.
+        const now = performance.now()
+        const done = report.iteration - offset
+        if (now - lastProgressAt >= PROGRESS_INTERVAL_MS || report.iteration === p.maxIterations) {
+          lastProgressAt = now
+          const msPerIteration = (now - iterationsStarted) / done
+          await progressed(run.id, {
+            phase: 'iterating',
+            fraction: Math.min(1, report.iteration / p.maxIterations),
+            etaSeconds: ((p.maxIterations - report.iteration) * msPerIteration) / 1000,
+            message: `iteration ${report.iteration} of at most ${p.maxIterations}`,
+          })
+        }
       })
     }
     try {
@@ -299,10 +367,18 @@ export function createRunService(deps: RunServiceDeps): RunService {
       })
       await progress
       const iterations = result.iterations + offset
+      await say(
+        run.id,
+        'info',
+        iterations < p.maxIterations
+          ? `Converged after ${iterations} iterations (relative inertia change ≤ ${p.tol}); inertia ${result.inertia.toPrecision(6)}.`
+          : `Stopped at maxIterations = ${p.maxIterations}; inertia ${result.inertia.toPrecision(6)}.`,
+      )
       await writeNpy(checkpointPath(paths, run.id), result.centroids, p.k, d)
       await repo.setIteration(run.id, iterations, result.inertia, iterations)
       return { centroids: result.centroids, k: p.k, d }
     } finally {
+      stopLostLog()
       signal.removeEventListener('abort', onAbort)
       await progress.catch(() => undefined)
       await closePool().catch((err) => log.warn({ err, runId: run.id }, 'worker pool close failed'))
