@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
+import { randomInt } from 'node:crypto'
 import net from 'node:net'
 import { CodebookError } from '../errors.ts'
 import { DEFAULT_CHUNK_BYTES, type PeerAddress } from '../transport/data-plane.ts'
@@ -70,6 +71,8 @@ export class WorkerPool {
   private nextOp = 1
   private generation = 0
   racks: string[] = []
+  /** This job's data-plane session: workers refuse connections meant for another job. */
+  readonly session = randomInt(1, 0xffffffff)
   chunkBytes: number
   /** Control address workers join. */
   address!: PeerAddress
@@ -147,6 +150,7 @@ export class WorkerPool {
             peers,
             racks: pool.racks,
             chunkBytes: pool.chunkBytes,
+            session: pool.session,
           }),
         ),
       )
@@ -282,7 +286,14 @@ export class WorkerPool {
     old?.child?.kill('SIGKILL')
     await this.spawnFor(rank, this.opts.registerTimeoutMs ?? 60_000)
     const peers = this.workers.map((w) => w.addr)
-    await this.request(rank, { type: 'setup', rank, peers, racks: this.racks, chunkBytes: this.chunkBytes })
+    await this.request(rank, {
+      type: 'setup',
+      rank,
+      peers,
+      racks: this.racks,
+      chunkBytes: this.chunkBytes,
+      session: this.session,
+    })
     await Promise.all(
       this.workers
         .filter((w) => w.alive && w.rank !== rank)

@@ -61,7 +61,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       case 'setup': {
         rank = b.rank as number
         racks = b.racks as string[]
-        plane.configure(rank, (r) => racks[r] ?? '')
+        plane.configure(rank, (r) => racks[r] ?? '', (b.session as number | undefined) ?? 0)
         plane.chunkBytes = b.chunkBytes as number
         plane.setPeers(b.peers as PeerAddress[])
         reply()

@@ -1,7 +1,14 @@
 import net from 'node:net'
 import { CodebookError } from '../errors.ts'
 import { ByteCounters } from './byte-counters.ts'
-import { encodeFrameHeader, type FrameHeader, FrameStreamDecoder, FrameType } from './frame.ts'
+import {
+  decodeFrameHeader,
+  encodeFrameHeader,
+  FRAME_HEADER_BYTES,
+  type FrameHeader,
+  FrameStreamDecoder,
+  FrameType,
+} from './frame.ts'
 
 /** Default chunk size: large enough that the 40-byte header and per-write cost vanish, small enough to pipeline a chain. */
 export const DEFAULT_CHUNK_BYTES = 512 * 1024
@@ -24,6 +31,10 @@ export interface DataPlaneOptions {
   rackOf?: (rank: number) => string
   /** Injected sleep (STYLE §7): tests and callers pass the real timer, a simulator may pass its own. */
   sleep?: (ms: number) => Promise<void>
+  /** Id shared by the nodes of one job (u32); a connection to a node of another job is refused. Default 0. */
+  session?: number
+  /** How long a new connection waits for the peer's welcome before the attempt counts as failed. */
+  handshakeTimeoutMs?: number
 }
 
 /** One received chunk of a message: its header, and its bytes as a view of the message buffer. */
@@ -81,6 +92,8 @@ export class DataPlane {
   private readonly inbox = new Map<string, InboxEntry>()
   private readonly abortedOps = new Map<number, Error>()
   private closed = false
+  private session: number
+  private readonly handshakeTimeoutMs: number
 
   constructor(opts: DataPlaneOptions) {
     this.rank = opts.rank
@@ -90,12 +103,15 @@ export class DataPlane {
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
     const rackOf = opts.rackOf ?? (() => '')
     this.counters = new ByteCounters(this.rank, rackOf)
+    this.session = opts.session ?? 0
+    this.handshakeTimeoutMs = opts.handshakeTimeoutMs ?? 5000
   }
 
-  /** Sets the rank and rack map once the driver has assigned them (the listener may already be open). */
-  configure(rank: number, rackOf: (rank: number) => string): void {
+  /** Sets the rank, rack map and job session once the driver has assigned them (the listener may already be open). */
+  configure(rank: number, rackOf: (rank: number) => string, session = this.session): void {
     this.rank = rank
     this.counters = new ByteCounters(rank, rackOf)
+    this.session = session
   }
 
   /** Starts the listener on `host` (port 0 = any free port) and resolves to the bound address. */
@@ -146,6 +162,13 @@ export class DataPlane {
       header: (h) => {
         target = null
         if (h.type === FrameType.hello) {
+          // Answer with who we are; the connector checks it reached the rank and job it meant
+          // (a stale address may now belong to another worker or another program).
+          socket.write(encodeFrameHeader(handshakeHeader(FrameType.welcome, this.rank, this.session, h.from)))
+          if (h.op !== this.session >>> 0 || h.chunkIndex !== this.rank >>> 0) {
+            socket.end()
+            return
+          }
           peer = h.from
           return
         }
@@ -300,13 +323,14 @@ export class DataPlane {
       try {
         const socket = await openSocket(addr, this.chunkBytes * 4)
         socket.on('error', () => {})
+        socket.write(encodeFrameHeader(handshakeHeader(FrameType.hello, this.rank, this.session, to)))
+        await awaitWelcome(socket, to, this.session, this.handshakeTimeoutMs)
         socket.on('close', () => {
           const current = this.outgoing.get(to)
           current?.then((s) => s === socket && this.outgoing.get(to) === current && this.outgoing.delete(to))
         })
-        // Incoming data on an outgoing socket is never expected; drain it so the socket never stalls.
+        // Nothing else is expected on an outgoing socket; drain it so the socket never stalls.
         socket.resume()
-        socket.write(encodeFrameHeader(helloHeader(this.rank)))
         return socket
       } catch (err) {
         lastError = err as Error
@@ -401,18 +425,57 @@ export class DataPlane {
   }
 }
 
-function helloHeader(rank: number): FrameHeader {
+/** A `hello` (to = the rank meant) or `welcome` (to = the connector's rank) header. */
+function handshakeHeader(type: FrameType, rank: number, session: number, to: number): FrameHeader {
   return {
-    type: FrameType.hello,
+    type,
     step: 0,
-    from: rank,
-    op: 0,
-    chunkIndex: 0,
+    // A node not yet configured has rank -1; u32 fields carry it as 0xffffffff.
+    from: rank >>> 0,
+    op: session >>> 0,
+    chunkIndex: to >>> 0,
     chunkCount: 1,
     payloadBytes: 0,
     offset: 0,
     totalBytes: 0,
   }
+}
+
+/**
+ * Waits for the acceptor's `welcome` and checks it names rank `to` of this session. Anything
+ * else — another job's worker, a different rank now on that port, a program that does not
+ * speak the protocol, or silence — destroys the socket and throws `PEER_MISMATCH`.
+ */
+function awaitWelcome(socket: net.Socket, to: number, session: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let got = Buffer.alloc(0)
+    const fail = (why: string) => {
+      cleanup()
+      socket.destroy()
+      reject(new CodebookError('PEER_MISMATCH', why))
+    }
+    const onData = (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk])
+      if (got.length < FRAME_HEADER_BYTES) return
+      const h = decodeFrameHeader(got, 0)
+      if (h.type !== FrameType.welcome) return fail('the listener does not speak the data-plane protocol')
+      if (h.op !== session >>> 0 || h.from !== to >>> 0)
+        return fail(
+          `the listener is rank ${h.from | 0} of session ${h.op}, not rank ${to} of session ${session}`,
+        )
+      cleanup()
+      resolve()
+    }
+    const onClose = () => fail('the listener closed the connection before answering')
+    const timer = setTimeout(() => fail(`no answer to the handshake within ${timeoutMs} ms`), timeoutMs)
+    const cleanup = () => {
+      clearTimeout(timer)
+      socket.off('data', onData)
+      socket.off('close', onClose)
+    }
+    socket.on('data', onData)
+    socket.once('close', onClose)
+  })
 }
 
 function openSocket(addr: PeerAddress, highWaterMark: number): Promise<net.Socket> {

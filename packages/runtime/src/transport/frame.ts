@@ -11,8 +11,12 @@
  */
 export const FRAME_HEADER_BYTES = 40
 
-/** Frame kinds: `hello` names the sender rank of a new connection; `data` carries message bytes. */
-export const FrameType = { hello: 1, data: 2 } as const
+/**
+ * Frame kinds: `hello` opens a connection (from = sender rank, op = session, chunkIndex = the rank
+ * the sender means to reach); `welcome` is the acceptor's answer (from = its rank, op = its
+ * session); `data` carries message bytes.
+ */
+export const FrameType = { hello: 1, data: 2, welcome: 3 } as const
 export type FrameType = (typeof FrameType)[keyof typeof FrameType]
 
 /** The decoded header of one frame. */
