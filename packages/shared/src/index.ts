@@ -13,6 +13,27 @@ export {
   VectorStats,
 } from './datasets.ts'
 export { ErrorBody } from './errors.ts'
+export type { CreateEvaluationInput } from './evaluations.ts'
+export {
+  CreateEvaluation,
+  CreateImageSetQuery,
+  Evaluation,
+  EvaluationEvent,
+  EvaluationKResult,
+  EvaluationList,
+  EvaluationParams,
+  EvaluationPhase,
+  EvaluationProgress,
+  EvaluationStatus,
+  evaluationPhases,
+  evaluationStatuses,
+  ImageSet,
+  ImageSetKind,
+  ImageSetList,
+  ImageSetStatus,
+  imageSetKinds,
+  MisclassifiedImage,
+} from './evaluations.ts'
 export { Health } from './health.ts'
 export type { CreateRunInput, RunParams } from './runs.ts'
 export {
@@ -53,3 +74,29 @@ export {
   TopologySite,
   topologyNodes,
 } from './topology.ts'
+export {
+  ParseTopologyRequest,
+  ParseTopologyResult,
+  RenderTopologyRequest,
+  RenderTopologyResult,
+  SaveTopology,
+  SimulateBroadcastRequest,
+  SimulateBroadcastResult,
+  SimulatedAggregation,
+  SimulatedBroadcast,
+  SimulatedBroadcastRow,
+  SimulatedStage,
+  SimulateKmeansRequest,
+  SimulateKmeansResult,
+  simulatedAggregations,
+  simulatedBroadcasts,
+  simulatedKmeansStages,
+  TOPOLOGY_LIMITS,
+  TopologyList,
+  TopologyRecord,
+  TopologySummary,
+  TopologyTextFormat,
+  TopologyVersionList,
+  TopologyVersionSummary,
+  topologyTextFormats,
+} from './topology-api.ts'

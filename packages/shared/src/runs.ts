@@ -103,8 +103,14 @@ export const CreateRun = z.object({
     .regex(/^[a-z0-9-]+$/)
     .default('onnx'),
   seed: z.number().int().nonnegative().default(1),
-  /** Accepted and stored, not used yet: runs place workers on local processes only. */
+  /**
+   * Topology the workers run as: worker i takes the i-th node's rack, which orders the chain
+   * (`chainOrder: 'topology'`) and splits bytes into intra- and cross-rack. Workers are still
+   * local processes. Without it every worker is on one rack.
+   */
   topologyId: z.string().min(1).optional(),
+  /** Version of `topologyId` to use; the server fills in the latest when absent, so a run records what it used. */
+  topologyVersion: z.number().int().positive().optional(),
 })
 /** What a client sends (defaults optional). */
 export type CreateRunInput = z.input<typeof CreateRun>

@@ -1,0 +1,172 @@
+import { z } from 'zod'
+
+const CodedError = z.object({ code: z.string(), message: z.string() })
+
+/** How an image set was given: one grid image cut into cells, or a zip with one folder per class. */
+export const imageSetKinds = ['grid', 'zip'] as const
+export const ImageSetKind = z.enum(imageSetKinds)
+export type ImageSetKind = z.infer<typeof ImageSetKind>
+
+export const ImageSetStatus = z.enum(['processing', 'ready', 'failed'])
+export type ImageSetStatus = z.infer<typeof ImageSetStatus>
+
+/** A stored labelled image set as the API returns it. `classes` and `count` are null until read. */
+export const ImageSet = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: ImageSetKind,
+  status: ImageSetStatus,
+  /** Class names in label order (a grid's classes are "0", "1", …; a zip's are its folder names). */
+  classes: z.array(z.string()).nullable(),
+  /** Number of images. */
+  count: z.number().int().nullable(),
+  /** For a grid: the cell size and grid rows per class; null for a zip. */
+  grid: z
+    .object({
+      cellWidth: z.number().int().positive(),
+      cellHeight: z.number().int().positive(),
+      rowsPerClass: z.number().int().positive(),
+    })
+    .nullable(),
+  error: CodedError.nullable(),
+  createdAt: z.string(),
+})
+export type ImageSet = z.infer<typeof ImageSet>
+
+export const ImageSetList = z.object({ imageSets: z.array(ImageSet) })
+export type ImageSetList = z.infer<typeof ImageSetList>
+
+/**
+ * Query of `PUT /api/image-sets?name=…&kind=grid&grid=20x20&rowsPerClass=5` or `?name=…&kind=zip`,
+ * the file as the raw body (`curl -T`). `grid` and `rowsPerClass` are required for a grid.
+ */
+export const CreateImageSetQuery = z.object({
+  name: z.string().trim().min(1).max(200),
+  kind: ImageSetKind,
+  /** Cell size `WxH` in pixels (grid only). */
+  grid: z
+    .string()
+    .regex(/^\d+x\d+$/i, 'grid must be WxH in pixels, e.g. 20x20')
+    .optional(),
+  rowsPerClass: z.coerce.number().int().positive().optional(),
+})
+export type CreateImageSetQuery = z.infer<typeof CreateImageSetQuery>
+
+/** Lifecycle of an evaluation. `interrupted`: the server stopped while it ran. */
+export const evaluationStatuses = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'interrupted',
+] as const
+export const EvaluationStatus = z.enum(evaluationStatuses)
+export type EvaluationStatus = z.infer<typeof EvaluationStatus>
+
+/** Body of `POST /api/evaluations`: the image set, the vocabulary sizes and the dense-HOG / split parameters. */
+export const CreateEvaluation = z.object({
+  imageSetId: z.string().min(1),
+  /** Vocabulary sizes, evaluated in this order. */
+  k: z.array(z.number().int().min(1).max(4096)).min(1).max(16),
+  patch: z.number().int().min(4).max(256).default(8),
+  stride: z.number().int().min(1).max(256).default(4),
+  cell: z.number().int().min(1).max(64).default(4),
+  bins: z.number().int().min(2).max(36).default(8),
+  /** Share of each class used for training. */
+  split: z.number().gt(0).lt(1).default(0.5),
+  /** Seeds the stratified split, Lloyd's empty-cluster splits and the SVM (k-means++ uses the runtime's init seed 7, as the CLI). */
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1),
+  /** Use only the first n images of every class (quick runs); omit for all. */
+  limitPerClass: z.number().int().min(2).optional(),
+  name: z.string().trim().min(1).max(200).optional(),
+})
+export type CreateEvaluationInput = z.input<typeof CreateEvaluation>
+export type CreateEvaluation = z.infer<typeof CreateEvaluation>
+
+/** The parameters an evaluation ran with (defaults filled in). */
+export const EvaluationParams = CreateEvaluation.omit({ name: true }).extend({
+  limitPerClass: z.number().int().nullable(),
+})
+export type EvaluationParams = z.infer<typeof EvaluationParams>
+
+/** A test image the classifier got wrong; `index` addresses `GET /api/image-sets/:id/images/:index.png`. */
+export const MisclassifiedImage = z.object({
+  index: z.number().int().nonnegative(),
+  trueLabel: z.number().int().nonnegative(),
+  predicted: z.number().int().nonnegative(),
+})
+export type MisclassifiedImage = z.infer<typeof MisclassifiedImage>
+
+/** The outcome for one vocabulary size. */
+export const EvaluationKResult = z.object({
+  k: z.number().int(),
+  /** Test accuracy in [0, 1]. */
+  accuracy: z.number(),
+  /** Recall per class in label order; null for a class with no test image. */
+  perClass: z.array(z.number().nullable()),
+  /** confusion[true][predicted], counts over the test images. */
+  confusion: z.array(z.array(z.number().int())),
+  /** At most 24 misclassified test images, in image order. */
+  misclassified: z.array(MisclassifiedImage),
+  trainImages: z.number().int(),
+  testImages: z.number().int(),
+  /** Wall time of the vocabulary (k-means), histogram encoding and SVM training, seconds. */
+  seconds: z.object({ vocabulary: z.number(), encode: z.number(), train: z.number() }),
+})
+export type EvaluationKResult = z.infer<typeof EvaluationKResult>
+
+/** An evaluation as the API returns it. */
+export const Evaluation = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: EvaluationStatus,
+  params: EvaluationParams,
+  /** Name of the image set at creation, and its class names in label order (for axes and legends). */
+  imageSetName: z.string(),
+  classes: z.array(z.string()),
+  /** 0 … 1 over the whole evaluation. */
+  progress: z.number().min(0).max(1),
+  /** One entry per finished k, in the order of `params.k`. */
+  results: z.array(EvaluationKResult),
+  error: CodedError.nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+})
+export type Evaluation = z.infer<typeof Evaluation>
+
+export const EvaluationList = z.object({ evaluations: z.array(Evaluation) })
+export type EvaluationList = z.infer<typeof EvaluationList>
+
+export const evaluationPhases = ['hog', 'kmeans', 'encode', 'train', 'test'] as const
+export const EvaluationPhase = z.enum(evaluationPhases)
+export type EvaluationPhase = z.infer<typeof EvaluationPhase>
+
+/** Data of a `progress` event. */
+export const EvaluationProgress = z.object({
+  phase: EvaluationPhase,
+  /** The vocabulary size being worked on (absent for `hog`). */
+  k: z.number().int().optional(),
+  /** 0 … 1 over the whole evaluation. */
+  fraction: z.number().min(0).max(1),
+  message: z.string(),
+})
+export type EvaluationProgress = z.infer<typeof EvaluationProgress>
+
+/**
+ * socket.io event the server emits to every client: `evaluation:event`.
+ * `state`: data = the whole {@link Evaluation} (on every status change); `progress`: data =
+ * {@link EvaluationProgress} (throttled); `result`: data = one {@link EvaluationKResult}.
+ */
+export const EvaluationEvent = z.discriminatedUnion('type', [
+  z.object({ evaluationId: z.string(), type: z.literal('state'), data: Evaluation }),
+  z.object({ evaluationId: z.string(), type: z.literal('progress'), data: EvaluationProgress }),
+  z.object({ evaluationId: z.string(), type: z.literal('result'), data: EvaluationKResult }),
+])
+export type EvaluationEvent = z.infer<typeof EvaluationEvent>
