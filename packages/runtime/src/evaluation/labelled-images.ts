@@ -2,9 +2,14 @@ import { stat } from 'node:fs/promises'
 import { CodebookError, UsageError } from '../errors.ts'
 import { type LabelledImage, loadGridImages } from '../images/grid.ts'
 import { loadImageFolder } from '../images/image-folder.ts'
+import { loadZipImages } from '../images/zip-images.ts'
 
-/** Where labelled images come from: a grid image with classes in bands of rows, or a folder with one sub-folder per class. */
-export type LabelledImageSource =
+/**
+ * Where labelled images come from: a grid image with classes in bands of rows, a folder with one
+ * sub-folder per class, or a zip laid out the same way. `limitPerClass` keeps only the first n
+ * images (in load order) of every class: a smaller, still stratified set.
+ */
+export type LabelledImageSource = (
   | {
       kind: 'grid'
       file: string
@@ -15,6 +20,8 @@ export type LabelledImageSource =
       columns?: number
     }
   | { kind: 'folder'; dir: string }
+  | { kind: 'zip'; file: string }
+) & { limitPerClass?: number }
 
 /** Images with labels 0..classes−1, ready to split and encode. */
 export interface LabelledImageSet {
@@ -32,7 +39,7 @@ export interface LabelledImageSet {
  * fewer than two classes are found, plus the loaders' own codes (`GRID_MISMATCH`, `NO_IMAGES`, …).
  */
 export async function loadLabelledImages(source: LabelledImageSource): Promise<LabelledImageSet> {
-  const path = source.kind === 'grid' ? source.file : source.dir
+  const path = source.kind === 'folder' ? source.dir : source.file
   let isDirectory: boolean
   try {
     isDirectory = (await stat(path)).isDirectory()
@@ -58,6 +65,16 @@ export async function loadLabelledImages(source: LabelledImageSource): Promise<L
       classes: Array.from({ length: classCount }, (_, i) => String(i)),
       files: kept.map(() => null),
     }
+  } else if (source.kind === 'zip') {
+    if (isDirectory)
+      throw new UsageError('BAD_USAGE', `${path}: a zip source needs a .zip file, not a folder`)
+    const zip = await loadZipImages(path)
+    set = {
+      images: zip.images,
+      labels: Int32Array.from(zip.images, (im) => im.label ?? 0),
+      classes: zip.classes,
+      files: zip.files,
+    }
   } else {
     if (!isDirectory)
       throw new UsageError('BAD_USAGE', `${path}: not a folder (give --grid for a grid image)`)
@@ -77,5 +94,19 @@ export async function loadLabelledImages(source: LabelledImageSource): Promise<L
   }
   if (set.classes.length < 2)
     throw new UsageError('EVAL_ONE_CLASS', `${path}: found ${set.classes.length} class(es), need at least 2`)
-  return set
+  return source.limitPerClass === undefined ? set : firstPerClass(set, source.limitPerClass, path)
+}
+
+/** The first `limit` images of every class, in order, renumbered so an image's id is its index. */
+function firstPerClass(set: LabelledImageSet, limit: number, path: string): LabelledImageSet {
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError('BAD_OPTION', `${path}: limitPerClass must be a positive integer, got ${limit}`)
+  const seen = new Array<number>(set.classes.length).fill(0)
+  const keep = set.images.flatMap((_, i) => (seen[set.labels[i]!]!++ < limit ? [i] : []))
+  return {
+    images: keep.map((i, id) => ({ ...set.images[i]!, id })),
+    labels: Int32Array.from(keep, (i) => set.labels[i]!),
+    classes: set.classes,
+    files: keep.map((i) => set.files[i] ?? null),
+  }
 }

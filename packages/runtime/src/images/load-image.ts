@@ -11,10 +11,12 @@ export interface GreyImage {
 /**
  * Decodes a PNG or JPEG (anything sharp reads) into 8-bit greyscale, still as bytes.
  * Transparent pixels are flattened onto black first so a stray RGB value under alpha 0 cannot leak in.
+ * `file` is a path or the encoded bytes (then `name` labels errors).
  * Throws `IMAGE_UNREADABLE` naming the file when it is missing or not an image.
  */
 export async function decodeGreyBytes(
-  file: string,
+  file: string | Buffer,
+  name: string = typeof file === 'string' ? file : 'image',
 ): Promise<{ bytes: Uint8Array; width: number; height: number }> {
   let result: { data: Buffer; info: OutputInfo }
   try {
@@ -25,7 +27,7 @@ export async function decodeGreyBytes(
       .raw({ depth: 'uchar' })
       .toBuffer({ resolveWithObject: true })
   } catch (err) {
-    throw new CodebookError('IMAGE_UNREADABLE', `${file}: cannot decode image (${(err as Error).message})`, {
+    throw new CodebookError('IMAGE_UNREADABLE', `${name}: cannot decode image (${(err as Error).message})`, {
       cause: err,
     })
   }

@@ -98,7 +98,9 @@ async function sourceOf(o: EvaluateCommandOptions): Promise<LabelledImageSource>
   if (o.grid === undefined) {
     if (o.rowsPerClass !== undefined || o.columns !== undefined)
       throw new UsageError('BAD_USAGE', '--rows-per-class and --columns need --grid')
-    return { kind: 'folder', dir: o.images }
+    return o.images.toLowerCase().endsWith('.zip')
+      ? { kind: 'zip', file: o.images }
+      : { kind: 'folder', dir: o.images }
   }
   const m = /^(\d+)x(\d+)$/i.exec(o.grid.trim())
   if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
@@ -139,9 +141,12 @@ export function registerEvaluate(program: Command, io: CommandIo = processIo()):
       'Evaluate visual vocabularies by classification: labelled images → dense HOG → seeded stratified split → for each --k, ' +
         'a vocabulary learned by K-means on the TRAIN patches (k-means++ then Lloyd on spawned workers) → one histogram per image ' +
         '→ one-versus-rest linear SVM (LIBLINEAR dual CD, = LinearSVC) trained on train, scored on test. ' +
-        '--images is a grid image (with --grid and --rows-per-class) or a folder with one sub-folder per class.',
+        '--images is a grid image (with --grid and --rows-per-class), a folder with one sub-folder per class, or a .zip laid out the same way.',
     )
-    .requiredOption('--images <path>', 'grid image (with --grid) or folder of class sub-folders')
+    .requiredOption(
+      '--images <path>',
+      'grid image (with --grid), folder of class sub-folders, or .zip of class folders',
+    )
     .option('--grid <WxH>', 'cut --images, a grid image, into cells of W × H pixels')
     .option(
       '--rows-per-class <n>',
