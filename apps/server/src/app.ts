@@ -13,13 +13,19 @@ import { datasetRoutes } from './datasets/dataset-routes.ts'
 import { datasetsPlugin } from './datasets/datasets-plugin.ts'
 import { uploadRoutes } from './datasets/upload-routes.ts'
 import { dbPlugin } from './db/db-plugin.ts'
+import { evaluationRoutes } from './evaluations/evaluation-routes.ts'
+import { evaluationsPlugin } from './evaluations/evaluations-plugin.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { homePlugin } from './home/home-plugin.ts'
 import { ApiError } from './http/api-error.ts'
 import { errorPlugin } from './http/error-plugin.ts'
+import { imageSetRoutes } from './image-sets/image-set-routes.ts'
+import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
 import { runRoutes } from './runs/run-routes.ts'
 import { runsPlugin } from './runs/runs-plugin.ts'
+import { topologiesPlugin } from './topologies/topologies-plugin.ts'
+import { topologyRoutes } from './topologies/topology-routes.ts'
 
 /** Write requests one client IP may make per minute. Generous: it guards against runaway scripts, not users. */
 export const WRITE_RATE_LIMIT_PER_MINUTE = 300
@@ -88,11 +94,21 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
     await app.register(datasetsPlugin, { seedDemo: config.seedDemo })
-    await app.register(runsPlugin, { maxConcurrentRuns: config.maxConcurrentRuns })
+    await app.register(topologiesPlugin, { seedDemo: config.seedDemo })
+    await app.register(runsPlugin, {
+      maxConcurrentRuns: config.maxConcurrentRuns,
+      maxWorkersPerRun: config.maxWorkersPerRun,
+      maxQueuedRuns: config.maxQueuedRuns,
+    })
+    await app.register(imageSetsPlugin, { seedDemo: config.seedDemo })
+    await app.register(evaluationsPlugin)
     await app.register(healthRoutes, { prefix: '/api' })
     await app.register(runRoutes, { prefix: '/api' })
+    await app.register(topologyRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(uploadRoutes, { maxUploadBytes: config.maxUploadBytes })
+    await app.register(imageSetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
+    await app.register(evaluationRoutes, { prefix: '/api' })
     if (serveWeb) await app.register(fastifyStatic, { root: webDist })
     await app.ready()
   } catch (err) {

@@ -14,6 +14,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       maxUploadBytes: 64 * 1024 ** 3,
       maxConcurrentRuns: 1,
+      maxWorkersPerRun: 16,
+      maxQueuedRuns: 100,
       apiToken: undefined,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
@@ -30,6 +32,8 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       CODEBOOK_MAX_UPLOAD_BYTES: '1048576',
       CODEBOOK_MAX_CONCURRENT_RUNS: '3',
+      CODEBOOK_MAX_WORKERS_PER_RUN: '4',
+      CODEBOOK_MAX_QUEUED_RUNS: '7',
       CODEBOOK_API_TOKEN: 'a-long-enough-token',
     })
     expect(config).toEqual({
@@ -42,6 +46,8 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       maxUploadBytes: 1048576,
       maxConcurrentRuns: 3,
+      maxWorkersPerRun: 4,
+      maxQueuedRuns: 7,
       apiToken: 'a-long-enough-token',
     })
   })

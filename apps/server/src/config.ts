@@ -23,6 +23,10 @@ export interface Config {
   maxUploadBytes: number
   /** Runs executed at the same time; further runs wait in the queue. */
   maxConcurrentRuns: number
+  /** Largest `workers` a run may ask for (each is a process on this machine). */
+  maxWorkersPerRun: number
+  /** Runs that may wait queued; more are refused with 429 QUEUE_FULL. */
+  maxQueuedRuns: number
   /** Token writes must present (CODEBOOK_API_TOKEN); undefined → generated at the home's first start. */
   apiToken: string | undefined
 }
@@ -69,6 +73,14 @@ const EnvSchema = z.object({
       .default(64 * GiB),
   ),
   CODEBOOK_MAX_CONCURRENT_RUNS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
+  CODEBOOK_MAX_WORKERS_PER_RUN: z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().min(1).max(256).default(16),
+  ),
+  CODEBOOK_MAX_QUEUED_RUNS: z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().min(1).max(100_000).default(100),
+  ),
   CODEBOOK_API_TOKEN: z.preprocess(
     unsetIfEmpty,
     z
@@ -106,6 +118,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     maxUploadBytes: e.CODEBOOK_MAX_UPLOAD_BYTES,
     maxConcurrentRuns: e.CODEBOOK_MAX_CONCURRENT_RUNS,
+    maxWorkersPerRun: e.CODEBOOK_MAX_WORKERS_PER_RUN,
+    maxQueuedRuns: e.CODEBOOK_MAX_QUEUED_RUNS,
     apiToken: e.CODEBOOK_API_TOKEN,
   }
 }

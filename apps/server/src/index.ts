@@ -2,9 +2,12 @@
 import './auth/auth-plugin.ts'
 import './datasets/datasets-plugin.ts'
 import './db/db-plugin.ts'
+import './evaluations/evaluations-plugin.ts'
 import './home/home-plugin.ts'
+import './image-sets/image-sets-plugin.ts'
 import './realtime/realtime-plugin.ts'
 import './runs/runs-plugin.ts'
+import './topologies/topologies-plugin.ts'
 
 export { buildApp } from './app.ts'
 export type { Config } from './config.ts'

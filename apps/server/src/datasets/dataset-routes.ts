@@ -46,7 +46,7 @@ const errors = {
  * Streams the raw request body to `path`, counting bytes so a body over the limit stops early
  * (the stream parser leaves Fastify's bodyLimit out of play, so the limit is enforced here).
  */
-async function receiveBody(request: FastifyRequest, path: string, maxBytes: number): Promise<number> {
+export async function receiveBody(request: FastifyRequest, path: string, maxBytes: number): Promise<number> {
   const declared = Number(request.headers['content-length'])
   if (Number.isFinite(declared) && declared > maxBytes) throw uploadTooLarge(maxBytes)
   let bytes = 0

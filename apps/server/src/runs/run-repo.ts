@@ -75,7 +75,8 @@ export interface RunRepo {
    */
   appendEvent(runId: string, type: RunEventType, data: unknown): Promise<RunEvent>
   /** Events with seq > after, in seq order. */
-  eventsAfter(runId: string, after: number): Promise<RunEvent[]>
+  /** Events with seq > after in order; at most `limit` when given. */
+  eventsAfter(runId: string, after: number, limit?: number): Promise<RunEvent[]>
   insertVocabulary(v: Omit<StoredVocabulary, 'createdAt'>): Promise<StoredVocabulary>
   getVocabulary(id: string): Promise<StoredVocabulary | undefined>
   /** Every vocabulary, newest first. */
@@ -169,12 +170,13 @@ export function createRunRepo(db: Database): RunRepo {
         .returning({ seq: runEvents.seq, type: runEvents.type, data: runEvents.data })
       return row!
     },
-    async eventsAfter(runId, after) {
-      return db
+    async eventsAfter(runId, after, limit) {
+      const query = db
         .select({ seq: runEvents.seq, type: runEvents.type, data: runEvents.data })
         .from(runEvents)
         .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, after)))
         .orderBy(asc(runEvents.seq))
+      return limit === undefined ? query : query.limit(limit)
     },
     async insertVocabulary(v) {
       const [row] = await db.insert(vocabularies).values(v).returning()

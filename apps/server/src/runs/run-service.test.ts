@@ -164,6 +164,12 @@ describe.each(testDrivers())('runs on $name', (driver) => {
 
     const after = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=2`))
     expect(after.events).toEqual(events.slice(2))
+    // Paging: limit caps a page, and after = the last seq of a page continues exactly.
+    const page1 = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=0&limit=3`)).events
+    const page2 = RunEventList.parse(
+      await getJson(`/api/runs/${queued.id}/events?after=${page1.at(-1)!.seq}&limit=3`),
+    ).events
+    expect([...page1, ...page2]).toEqual(events.slice(0, 6))
 
     expect(done.vocabularyId).toBeTruthy()
     const vocab = await openNpy(join(home, 'vocabularies', `${done.vocabularyId}.npy`))
@@ -288,6 +294,12 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(failed.error?.code).toMatch(/^[A-Z_]+$/)
     expect(failed.error?.message).toMatch(/no-such-kernel/)
     expect(server.app.runs.workerPids(failed.id)).toEqual([])
+    const tooLarge = await post('/api/runs', { datasetId: smallId, k: 2, maxIterations: 1, workers: 17 })
+    expect(tooLarge.status).toBe(400)
+    expect(await tooLarge.json()).toMatchObject({
+      code: 'RUN_TOO_LARGE',
+      message: expect.stringMatching(/16/),
+    })
     const missing = await fetch(`${server.url}/api/runs/nope`)
     expect(missing.status).toBe(404)
     expect(await missing.json()).toMatchObject({ code: 'RUN_NOT_FOUND' })

@@ -10,6 +10,7 @@ import {
   type SpawnWorker,
   spawnLocalWorker,
   WorkerPool,
+  workerRacks,
   writeNpy,
 } from '@codebook/runtime'
 import type {
@@ -21,6 +22,7 @@ import type {
   RunLogData,
   RunParams,
   RunProgressData,
+  Topology,
   Vocabulary,
 } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
@@ -49,8 +51,17 @@ export interface RunServiceDeps {
   log: FastifyBaseLogger
   /** Runs executed at once; more wait queued. */
   maxConcurrentRuns: number
+  /** Largest `workers` of one run (400 RUN_TOO_LARGE above). */
+  maxWorkersPerRun: number
+  /** Queued runs at most (429 QUEUE_FULL above). */
+  maxQueuedRuns: number
   /** Starts worker processes (default: local child processes of the server). */
   spawn?: SpawnWorker
+  /**
+   * A saved topology version (latest when `version` is absent); throws ApiError 404 when unknown.
+   * Without it runs cannot name a topology.
+   */
+  getTopology?: (id: string, version?: number) => Promise<{ topology: Topology; version: number }>
 }
 
 /** The run service behind `/api/runs`: queue, execution on a worker pool, cancel, event log. */
@@ -77,8 +88,8 @@ export interface RunService {
   vocabularies(): Promise<Vocabulary[]>
   /** One vocabulary and its centroids file (k × d float32 .npy). @throws ApiError 404 `VOCABULARY_NOT_FOUND`. */
   vocabulary(id: string): Promise<{ vocabulary: Vocabulary; file: string }>
-  /** Stored events with seq > after, in order. @throws ApiError 404 `RUN_NOT_FOUND`. */
-  events(id: string, after: number): Promise<RunEvent[]>
+  /** Stored events with seq > after, in order, at most `limit`. @throws ApiError 404 `RUN_NOT_FOUND`. */
+  events(id: string, after: number, limit?: number): Promise<RunEvent[]>
   /** Resolves with the record once the run is no longer queued or running. */
   settled(id: string): Promise<Run>
   /** PIDs of the worker processes a running run has alive now (empty otherwise). */
@@ -165,6 +176,23 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (eventChains.get(runId) === next) eventChains.delete(runId)
     })
     return next
+  }
+
+  /** The topology a run names, checked to have a node per worker. */
+  async function runTopology(params: RunParams): Promise<{ topology: Topology; version: number } | null> {
+    if (params.topologyId === undefined) return null
+    if (deps.getTopology === undefined)
+      throw new ApiError(400, 'TOPOLOGY_UNAVAILABLE', 'this server has no topology store')
+    const found = await deps.getTopology(params.topologyId, params.topologyVersion)
+    // Throws TOPOLOGY_TOO_SMALL (a UsageError → 400) when there are fewer nodes than workers.
+    workerRacks(found.topology, params.workers)
+    return found
+  }
+
+  /** The params as stored: a named topology pinned to the version it had at launch. */
+  async function withTopologyVersion(params: RunParams): Promise<RunParams> {
+    const found = await runTopology(params)
+    return found === null ? params : { ...params, topologyVersion: found.version }
   }
 
   /** A `log` event: what the run is doing, for the run page's log panel. */
@@ -291,7 +319,15 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (signal.aborted) child.kill('SIGKILL')
       return child
     }
-    const pool = await WorkerPool.start({ workers: p.workers, spawn })
+    const placed = await runTopology(p)
+    const racks = placed === null ? undefined : workerRacks(placed.topology, p.workers)
+    if (placed !== null && racks !== undefined)
+      await say(
+        run.id,
+        'info',
+        `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(racks)].join(', ')}.`,
+      )
+    const pool = await WorkerPool.start({ workers: p.workers, spawn, racks })
     await say(
       run.id,
       'info',
@@ -406,6 +442,18 @@ export function createRunService(deps: RunServiceDeps): RunService {
   return {
     async create(params) {
       if (closed) throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down')
+      if (params.workers > deps.maxWorkersPerRun)
+        throw new ApiError(
+          400,
+          'RUN_TOO_LARGE',
+          `workers = ${params.workers} exceeds this server's limit of ${deps.maxWorkersPerRun} (CODEBOOK_MAX_WORKERS_PER_RUN)`,
+        )
+      if (queue.length >= deps.maxQueuedRuns)
+        throw new ApiError(
+          429,
+          'QUEUE_FULL',
+          `${queue.length} runs are already queued (CODEBOOK_MAX_QUEUED_RUNS); retry when some have started`,
+        )
       const dataset = await deps.getDataset(params.datasetId)
       if (dataset.status !== 'ready')
         throw new ApiError(
@@ -419,7 +467,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
           'KMEANS_BAD_K',
           `k = ${params.k} exceeds the ${dataset.n} vectors of dataset ${dataset.id}`,
         )
-      const run = await repo.insert(randomUUID(), params)
+      const run = await repo.insert(randomUUID(), await withTopologyVersion(params))
       await record(run.id, 'state', run)
       queue.push(run.id)
       pump()
@@ -479,9 +527,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
       return { vocabulary, file: vocabularyPath(paths, id) }
     },
 
-    async events(id, after) {
+    async events(id, after, limit) {
       await getRun(id)
-      return repo.eventsAfter(id, after)
+      return repo.eventsAfter(id, after, limit)
     },
 
     async settled(id) {

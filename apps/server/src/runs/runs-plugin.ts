@@ -15,6 +15,8 @@ declare module 'fastify' {
 /** Options of {@link runsPlugin}. */
 export interface RunsPluginOptions {
   maxConcurrentRuns: number
+  maxWorkersPerRun: number
+  maxQueuedRuns: number
 }
 
 async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions): Promise<void> {
@@ -32,7 +34,11 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
     },
     emit: (runId, event) => socket.publish(runId, event),
     log: app.log,
+    // Looked up per call: runs only need the topology store when a run names a topology.
+    getTopology: (id, version) => app.topologies.getVersion(id, version),
     maxConcurrentRuns: options.maxConcurrentRuns,
+    maxWorkersPerRun: options.maxWorkersPerRun,
+    maxQueuedRuns: options.maxQueuedRuns,
   })
   readBacklog = (runId, after) => service.events(runId, after)
   app.decorate('runs', service)
@@ -48,5 +54,11 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
 export const runsPlugin = fp(runsPluginImpl, {
   name: 'codebook-runs',
   fastify: '5.x',
-  dependencies: ['codebook-home', 'codebook-db', 'codebook-realtime', 'codebook-datasets'],
+  dependencies: [
+    'codebook-home',
+    'codebook-db',
+    'codebook-realtime',
+    'codebook-datasets',
+    'codebook-topologies',
+  ],
 })

@@ -88,6 +88,8 @@ export function testConfig(
     logLevel: 'silent',
     maxUploadBytes: 64 * 1024 ** 3,
     maxConcurrentRuns: 1,
+    maxWorkersPerRun: 16,
+    maxQueuedRuns: 100,
     apiToken: TEST_API_TOKEN,
     ...overrides,
   }

@@ -1,0 +1,327 @@
+import { randomUUID } from 'node:crypto'
+import { CodebookError, hogLength, type VocabularyEvaluation } from '@codebook/runtime'
+import type { CreateEvaluation, Evaluation, EvaluationEvent, EvaluationKResult } from '@codebook/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import { ApiError } from '../http/api-error.ts'
+import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
+import type { ImageSetService } from '../image-sets/image-set-service.ts'
+import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
+import { progressTracker } from './evaluation-progress.ts'
+import {
+  type EvaluationEnding,
+  type EvaluationRepo,
+  FINAL_EVALUATION_STATUSES,
+  type StoredEvaluationParams,
+} from './evaluation-repo.ts'
+
+/** Dependencies of {@link createEvaluationService}. */
+export interface EvaluationServiceDeps {
+  repo: EvaluationRepo
+  imageSets: Pick<ImageSetService, 'stored' | 'source'>
+  /** Called for every event, in order per evaluation (the plugin emits `evaluation:event`). */
+  emit: (event: EvaluationEvent) => void
+  log: FastifyBaseLogger
+  /** Least time between two progress events of one evaluation (phase or k changes always pass). */
+  progressIntervalMs?: number
+  /** Starts the child process (tests may wrap it). */
+  start?: typeof runEvaluationProcess
+}
+
+/** The evaluation service behind `/api/evaluations`: queue (one at a time), child process, cancel. */
+export interface EvaluationService {
+  /** Checks the image set and parameters, stores the evaluation `queued` and queues it. */
+  create(input: CreateEvaluation): Promise<Evaluation>
+  /** @throws ApiError 404 `EVALUATION_NOT_FOUND`. */
+  get(id: string): Promise<Evaluation>
+  /** Newest first. */
+  list(): Promise<Evaluation[]>
+  /**
+   * Cancels a queued or running evaluation (a running one's process and workers are stopped) and
+   * resolves once it is `cancelled`. @throws ApiError 409 `EVALUATION_FINISHED` when it had ended.
+   */
+  cancel(id: string): Promise<Evaluation>
+  /** Resolves with the record once the evaluation is no longer queued or running. */
+  settled(id: string): Promise<Evaluation>
+  /** Whether a queued or running evaluation uses the image set. */
+  usesImageSet(imageSetId: string): Promise<boolean>
+  /** PID of the running evaluation's child process, if any. */
+  childPid(id: string): number | undefined
+  /** Start-up: `running` evaluations left by the last server become `interrupted`; queued ones run again. */
+  start(): Promise<void>
+  /** Stops: the running evaluation is stopped and marked `interrupted`; queued ones stay queued. */
+  shutdown(): Promise<void>
+}
+
+/** `EVALUATION_NOT_FOUND` (404). */
+export function evaluationNotFound(id: string): ApiError {
+  return new ApiError(404, 'EVALUATION_NOT_FOUND', `no evaluation with id ${id}`)
+}
+
+interface Active {
+  id: string
+  process: EvaluationProcess | undefined
+  /** Set when cancel or shutdown stopped it: decides the final status. */
+  abort: 'cancelled' | 'interrupted' | undefined
+  done: Promise<void>
+}
+
+/**
+ * Maps an evaluated image index back to the image set: with `limitPerClass` L the evaluated set
+ * is the first min(L, count) images of each class, class by class, as the set stores them.
+ */
+export function setIndex(image: number, classCounts: readonly number[], limit: number | null): number {
+  if (limit === null) return image
+  let offset = 0
+  let rest = image
+  for (const count of classCounts) {
+    const kept = Math.min(limit, count)
+    if (rest < kept) return offset + rest
+    rest -= kept
+    offset += count
+  }
+  return image
+}
+
+/** The API form of one k's runtime result. */
+export function toKResult(r: VocabularyEvaluation, params: StoredEvaluationParams): EvaluationKResult {
+  return {
+    k: r.k,
+    accuracy: r.accuracy,
+    // NaN (a class without test images) crosses IPC as null already; keep null either way.
+    perClass: r.perClass.map((v) => (v === null || Number.isNaN(v) ? null : v)),
+    confusion: r.confusion,
+    misclassified: r.misclassified.map((m) => ({
+      index: setIndex(m.image, params.classCounts, params.limitPerClass),
+      trueLabel: m.label,
+      predicted: m.predicted,
+    })),
+    trainImages: r.trainImages,
+    testImages: r.testImages,
+    seconds: { vocabulary: r.vocabularySeconds, encode: r.encodeSeconds, train: r.trainSeconds },
+  }
+}
+
+/** Creates the {@link EvaluationService}. Call `start()` once the app is ready. */
+export function createEvaluationService(deps: EvaluationServiceDeps): EvaluationService {
+  const { repo, log } = deps
+  const startProcess = deps.start ?? runEvaluationProcess
+  const interval = deps.progressIntervalMs ?? 250
+  const queue: string[] = []
+  let active: Active | undefined
+  let closed = false
+  /** Per-evaluation chain of writes and emits, so events reach clients in the order they happened. */
+  const chains = new Map<string, Promise<unknown>>()
+
+  function enqueue(id: string, work: () => Promise<void>): Promise<void> {
+    const next = (chains.get(id) ?? Promise.resolve()).then(work).catch((err) => {
+      log.error({ err, evaluationId: id }, 'evaluation update could not be stored')
+    })
+    chains.set(id, next)
+    void next.then(() => {
+      if (chains.get(id) === next) chains.delete(id)
+    })
+    return next
+  }
+
+  async function getStored(id: string) {
+    const e = await repo.get(id)
+    if (e === undefined) throw evaluationNotFound(id)
+    return e
+  }
+
+  function emitState(evaluation: Evaluation): void {
+    deps.emit({ evaluationId: evaluation.id, type: 'state', data: evaluation })
+  }
+
+  async function end(id: string, ending: EvaluationEnding): Promise<void> {
+    await enqueue(id, async () => {
+      const final = await repo.finish(id, ending)
+      if (final) emitState(final)
+    })
+  }
+
+  function pump(): void {
+    if (closed || active !== undefined || queue.length === 0) return
+    const id = queue.shift()!
+    const a: Active = { id, process: undefined, abort: undefined, done: Promise.resolve() }
+    active = a
+    a.done = execute(a)
+      .catch((err) => log.error({ err, evaluationId: id }, 'evaluation crashed'))
+      .finally(() => {
+        active = undefined
+        pump()
+      })
+  }
+
+  async function execute(a: Active): Promise<void> {
+    const stored = await repo.markRunning(a.id)
+    if (stored === undefined) return // cancelled while queued
+    await enqueue(a.id, async () => emitState(stored.evaluation))
+    const params = stored.params
+    try {
+      const imageSet = await deps.imageSets.stored(params.imageSetId).catch(() => {
+        throw new CodebookError('IMAGE_SET_NOT_FOUND', `image set ${params.imageSetId} no longer exists`)
+      })
+      const job = jobOf(imageSet, params)
+      const tracker = progressTracker(params.k)
+      let last: { at: number; key: string } = { at: 0, key: '' }
+      const proc = startProcess(job, {
+        onProgress: (p) => {
+          const progress = tracker(p)
+          const key = `${progress.phase}:${progress.k ?? ''}`
+          const now = performance.now()
+          if (key === last.key && now - last.at < interval) return
+          last = { at: now, key }
+          void enqueue(a.id, async () => {
+            await repo.setProgress(a.id, progress.fraction)
+            deps.emit({ evaluationId: a.id, type: 'progress', data: progress })
+          })
+        },
+        onResult: (r) => {
+          const result = toKResult(r, params)
+          void enqueue(a.id, async () => {
+            await repo.appendResult(a.id, result)
+            deps.emit({ evaluationId: a.id, type: 'result', data: result })
+          })
+        },
+      })
+      a.process = proc
+      // Stopped between markRunning and here: stop the child at once.
+      if (a.abort) void proc.cancel()
+      await proc.done
+      if (a.abort) throw new Error(a.abort)
+      await end(a.id, { status: 'succeeded' })
+    } catch (err) {
+      if (a.abort) {
+        await end(a.id, {
+          status: a.abort,
+          error:
+            a.abort === 'cancelled'
+              ? { code: 'EVALUATION_CANCELLED', message: 'cancelled by request' }
+              : { code: 'INTERRUPTED', message: 'the server stopped while the evaluation was running' },
+        })
+        return
+      }
+      const code = err instanceof CodebookError || hasCode(err) ? err.code : 'EVALUATION_FAILED'
+      const message = err instanceof Error ? err.message : String(err)
+      log.warn({ err, evaluationId: a.id }, 'evaluation failed')
+      await end(a.id, { status: 'failed', error: { code, message } })
+    }
+  }
+
+  function jobOf(imageSet: StoredImageSet, p: StoredEvaluationParams): EvaluationJob {
+    return {
+      source: deps.imageSets.source(imageSet, p.limitPerClass ?? undefined),
+      ks: p.k,
+      hog: { patch: p.patch, stride: p.stride, cell: p.cell, bins: p.bins },
+      trainFraction: p.split,
+      seed: p.seed,
+    }
+  }
+
+  async function stop(a: Active, why: 'cancelled' | 'interrupted'): Promise<void> {
+    a.abort ??= why
+    await a.process?.cancel()
+    await a.done
+  }
+
+  return {
+    async create(input) {
+      if (closed) throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down')
+      const { imageSet, layout } = await deps.imageSets.stored(input.imageSetId)
+      if (imageSet.status !== 'ready' || imageSet.classes === null)
+        throw new ApiError(409, 'IMAGE_SET_NOT_READY', `image set ${imageSet.id} is ${imageSet.status}`)
+      try {
+        hogLength({ patch: input.patch, cell: input.cell, bins: input.bins })
+      } catch (err) {
+        if (err instanceof CodebookError) throw new ApiError(400, err.code, err.message)
+        throw err
+      }
+      if (input.patch > layout.minSide)
+        throw new ApiError(
+          400,
+          'IMAGE_TOO_SMALL',
+          `patch ${input.patch} does not fit the smallest image of '${imageSet.name}' (${layout.minSide} pixels a side)`,
+        )
+      const { name, ...rest } = input
+      const params: StoredEvaluationParams = {
+        ...rest,
+        limitPerClass: input.limitPerClass ?? null,
+        imageSetName: imageSet.name,
+        classes: imageSet.classes,
+        classCounts: layout.classCounts,
+      }
+      const id = randomUUID()
+      const stored = await repo.insert(id, name ?? `${imageSet.name}, k ${input.k.join('/')}`, params)
+      await enqueue(id, async () => emitState(stored.evaluation))
+      queue.push(id)
+      pump()
+      return stored.evaluation
+    },
+
+    async get(id) {
+      return (await getStored(id)).evaluation
+    },
+
+    list: () => repo.list(),
+
+    async cancel(id) {
+      const { evaluation } = await getStored(id)
+      if (active?.id === id) {
+        await stop(active, 'cancelled')
+        return (await getStored(id)).evaluation
+      }
+      if (FINAL_EVALUATION_STATUSES.includes(evaluation.status))
+        throw new ApiError(
+          409,
+          'EVALUATION_FINISHED',
+          `evaluation ${id} has already ended (${evaluation.status})`,
+        )
+      const i = queue.indexOf(id)
+      if (i >= 0) queue.splice(i, 1)
+      await end(id, {
+        status: 'cancelled',
+        error: { code: 'EVALUATION_CANCELLED', message: 'cancelled by request' },
+      })
+      return (await getStored(id)).evaluation
+    },
+
+    async settled(id) {
+      for (;;) {
+        if (active?.id === id) await active.done
+        const { evaluation } = await getStored(id)
+        if (evaluation.status !== 'queued' && evaluation.status !== 'running') {
+          await chains.get(id)
+          return (await getStored(id)).evaluation
+        }
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    },
+
+    usesImageSet: (imageSetId) => repo.usesImageSet(imageSetId),
+
+    childPid(id) {
+      return active?.id === id ? active.process?.child.pid : undefined
+    },
+
+    async start() {
+      const interrupted = await repo.interruptRunning()
+      for (const e of interrupted) emitState(e)
+      if (interrupted.length > 0)
+        log.warn({ count: interrupted.length }, 'evaluations cut off by the last shutdown marked interrupted')
+      for (const e of await repo.listQueued()) queue.push(e.evaluation.id)
+      pump()
+    },
+
+    async shutdown() {
+      closed = true
+      queue.length = 0
+      if (active) await stop(active, 'interrupted')
+      await Promise.all([...chains.values()])
+    },
+  }
+}
+
+function hasCode(err: unknown): err is Error & { code: string } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string'
+}
