@@ -1,0 +1,107 @@
+import type { Evaluation, ImageSet } from '@codebook/shared'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import type { ImageSetUploadQuery } from '../evaluations/image-set-form.ts'
+import {
+  cancelEvaluation,
+  createEvaluation,
+  getEvaluation,
+  listEvaluations,
+  listImageSets,
+  uploadImageSet,
+} from './evaluation-client.ts'
+
+/** Query keys of image sets and evaluations, shared by hooks and the socket feed. */
+export const evaluationKeys = {
+  imageSets: ['image-sets'] as const,
+  evaluations: ['evaluations'] as const,
+  evaluation: (id: string) => ['evaluations', id] as const,
+  /** The latest `progress` event of an evaluation (phase and message), fed by the socket only. */
+  live: (id: string) => ['evaluations', id, 'live'] as const,
+}
+
+/** Whether an evaluation may still change. */
+export function isEvaluationActive(e: Pick<Evaluation, 'status'>): boolean {
+  return e.status === 'queued' || e.status === 'running'
+}
+
+// The socket is the live feed; polling is the fallback. With the socket down, poll briskly so the
+// bar still moves; with it up, a slow poll only guards against a missed state event.
+const POLL_OFFLINE_MS = 1_500
+const POLL_LIVE_MS = 5_000
+
+/** Every image set; polls while one is processing. */
+export function useImageSets() {
+  return useQuery({
+    queryKey: evaluationKeys.imageSets,
+    queryFn: listImageSets,
+    refetchInterval: (query) =>
+      query.state.data?.some((s) => s.status === 'processing') ? POLL_OFFLINE_MS : false,
+  })
+}
+
+/** Every evaluation; polls while one is queued or running. */
+export function useEvaluations(socketLive: boolean) {
+  return useQuery({
+    queryKey: evaluationKeys.evaluations,
+    queryFn: listEvaluations,
+    refetchInterval: (query) =>
+      query.state.data?.some(isEvaluationActive) ? (socketLive ? POLL_LIVE_MS : POLL_OFFLINE_MS) : false,
+  })
+}
+
+/** One evaluation; polls while it is active (faster when the socket is down). */
+export function useEvaluation(id: string, socketLive: boolean) {
+  const queryClient = useQueryClient()
+  return useQuery({
+    queryKey: evaluationKeys.evaluation(id),
+    queryFn: () => getEvaluation(id),
+    initialData: () =>
+      queryClient.getQueryData<Evaluation[]>(evaluationKeys.evaluations)?.find((e) => e.id === id),
+    initialDataUpdatedAt: () => queryClient.getQueryState(evaluationKeys.evaluations)?.dataUpdatedAt,
+    refetchInterval: (query) =>
+      query.state.data && isEvaluationActive(query.state.data)
+        ? socketLive
+          ? POLL_LIVE_MS
+          : POLL_OFFLINE_MS
+        : false,
+  })
+}
+
+/** Uploads an image set (raw body) and refreshes the list. */
+export function useUploadImageSet() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (v: { query: ImageSetUploadQuery; file: Blob }) => uploadImageSet(v.query, v.file),
+    onSuccess: (set) => {
+      queryClient.setQueryData<ImageSet[]>(evaluationKeys.imageSets, (list) =>
+        list ? [set, ...list.filter((s) => s.id !== set.id)] : [set],
+      )
+      void queryClient.invalidateQueries({ queryKey: evaluationKeys.imageSets })
+    },
+  })
+}
+
+/** Queues an evaluation and refreshes the list. */
+export function useCreateEvaluation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: createEvaluation,
+    onSuccess: (evaluation) => {
+      queryClient.setQueryData(evaluationKeys.evaluation(evaluation.id), evaluation)
+      void queryClient.invalidateQueries({ queryKey: evaluationKeys.evaluations, exact: true })
+    },
+  })
+}
+
+/** Cancels an evaluation and refreshes it. */
+export function useCancelEvaluation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: cancelEvaluation,
+    onSuccess: (evaluation) => queryClient.setQueryData(evaluationKeys.evaluation(evaluation.id), evaluation),
+    onSettled: (_evaluation, _err, id) => {
+      void queryClient.invalidateQueries({ queryKey: evaluationKeys.evaluations, exact: true })
+      void queryClient.invalidateQueries({ queryKey: evaluationKeys.evaluation(id), exact: true })
+    },
+  })
+}

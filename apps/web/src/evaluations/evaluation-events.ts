@@ -1,0 +1,63 @@
+import { type Evaluation, EvaluationEvent, type EvaluationKResult } from '@codebook/shared'
+import type { QueryClient } from '@tanstack/react-query'
+import { evaluationKeys } from '../api/evaluation-queries.ts'
+
+/**
+ * Adds one k's result to an evaluation's results, once (a result event can arrive after the
+ * state or poll that already carried it). Results stay in the order of `params.k`.
+ */
+export function mergeResult(evaluation: Evaluation, result: EvaluationKResult): Evaluation {
+  if (evaluation.results.some((r) => r.k === result.k)) return evaluation
+  const order = (k: number) => {
+    const i = evaluation.params.k.indexOf(k)
+    return i === -1 ? Number.MAX_SAFE_INTEGER : i
+  }
+  const results = [...evaluation.results, result].sort((a, b) => order(a.k) - order(b.k))
+  return { ...evaluation, results }
+}
+
+/**
+ * Applies one `evaluation:event` to the react-query cache: `state` replaces the record (list and
+ * detail), `progress` moves `progress` forward and keeps the phase text under
+ * `evaluationKeys.live(id)`, `result` appends the finished k. Malformed events are ignored (the
+ * polling fallback corrects anything missed). Returns whether the event was applied.
+ */
+export function applyEvaluationEvent(queryClient: QueryClient, raw: unknown): boolean {
+  const parsed = EvaluationEvent.safeParse(raw)
+  if (!parsed.success) return false
+  const event = parsed.data
+  const id = event.evaluationId
+  const patchBoth = (patch: (e: Evaluation) => Evaluation) => {
+    queryClient.setQueryData<Evaluation[]>(evaluationKeys.evaluations, (list) =>
+      list?.map((e) => (e.id === id ? patch(e) : e)),
+    )
+    queryClient.setQueryData<Evaluation>(evaluationKeys.evaluation(id), (e) => (e ? patch(e) : e))
+  }
+  if (event.type === 'state') {
+    const next = event.data
+    let known = false
+    queryClient.setQueryData<Evaluation[]>(evaluationKeys.evaluations, (list) =>
+      list?.map((e) => {
+        if (e.id !== next.id) return e
+        known = true
+        return next
+      }),
+    )
+    queryClient.setQueryData(evaluationKeys.evaluation(next.id), next)
+    // One we have not listed yet (another tab, a script): fetch the list again.
+    if (!known) void queryClient.invalidateQueries({ queryKey: evaluationKeys.evaluations, exact: true })
+    return true
+  }
+  if (event.type === 'progress') {
+    const data = event.data
+    queryClient.setQueryData(evaluationKeys.live(id), data)
+    patchBoth((e) =>
+      e.status === 'queued' || e.status === 'running'
+        ? { ...e, progress: Math.max(e.progress, data.fraction) }
+        : e,
+    )
+    return true
+  }
+  patchBoth((e) => mergeResult(e, event.data))
+  return true
+}

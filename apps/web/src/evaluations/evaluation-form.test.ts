@@ -1,0 +1,67 @@
+import { CreateEvaluation } from '@codebook/shared'
+import { describe, expect, it } from 'vitest'
+import {
+  defaultEvaluationForm,
+  type EvaluationFormValues,
+  validateEvaluationForm,
+} from './evaluation-form.ts'
+
+const base: EvaluationFormValues = { ...defaultEvaluationForm, imageSetId: 'set-1' }
+
+describe('validateEvaluationForm', () => {
+  it('turns the defaults into a body the shared schema accepts unchanged', () => {
+    const r = validateEvaluationForm(base, 20)
+    expect(r).toEqual({
+      ok: true,
+      input: { imageSetId: 'set-1', k: [16, 64, 256, 1024], patch: 8, stride: 4, split: 0.5, seed: 1 },
+    })
+    if (r.ok) expect(CreateEvaluation.parse(r.input)).toMatchObject(r.input)
+  })
+
+  it('passes the optional name and quick-run limit', () => {
+    const r = validateEvaluationForm({ ...base, name: ' quick ', limitPerClass: '20', ks: '8,16' })
+    expect(r.ok && r.input).toMatchObject({ name: 'quick', limitPerClass: 20, k: [8, 16] })
+  })
+
+  it('names every wrong field', () => {
+    const r = validateEvaluationForm({
+      imageSetId: '',
+      name: 'x'.repeat(201),
+      ks: '16,16',
+      patch: '3',
+      stride: '0',
+      split: '1',
+      seed: '-1',
+      limitPerClass: '1',
+    })
+    expect(r.ok).toBe(false)
+    if (!r.ok)
+      expect(Object.keys(r.errors).sort()).toEqual(
+        ['imageSetId', 'ks', 'limitPerClass', 'name', 'patch', 'seed', 'split', 'stride'].sort(),
+      )
+  })
+
+  it('bounds the patch by the image side and the stride by the patch', () => {
+    const big = validateEvaluationForm({ ...base, patch: '24' }, 20)
+    expect(!big.ok && big.errors.patch).toBe('Patch must be in 4 … 20 (the images are 20 px)')
+    const stride = validateEvaluationForm({ ...base, patch: '8', stride: '9' }, 20)
+    expect(!stride.ok && stride.errors.stride).toBe('Stride must be in 1 … patch')
+    expect(validateEvaluationForm({ ...base, patch: '20', stride: '20' }, 20).ok).toBe(true)
+  })
+
+  it.each(['0', '0.0', '1', '1.5', 'half', ''])('rejects the train share %j', (split) => {
+    const r = validateEvaluationForm({ ...base, split })
+    expect(!r.ok && r.errors.split).toContain('strictly between 0 and 1')
+  })
+
+  it('every accepted body passes the server schema (a grid of values)', () => {
+    for (const patch of ['4', '8', '16'])
+      for (const stride of ['1', '4', '8'])
+        for (const split of ['0.1', '0.5', '0.9']) {
+          const r = validateEvaluationForm({ ...base, patch, stride, split })
+          const expectedOk = Number(stride) <= Number(patch)
+          expect(r.ok).toBe(expectedOk)
+          if (r.ok) expect(CreateEvaluation.safeParse(r.input).success).toBe(true)
+        }
+  })
+})

@@ -1,0 +1,33 @@
+import type { EvaluationPhase, EvaluationProgress, MisclassifiedImage } from '@codebook/shared'
+
+const PHASE_LABELS: Record<EvaluationPhase, string> = {
+  hog: 'Extracting HOG patches',
+  kmeans: 'Learning the vocabulary',
+  encode: 'Encoding histograms',
+  train: 'Training the SVM',
+  test: 'Testing',
+}
+
+/**
+ * One line for the progress bar. The server's message already names the phase and k
+ * ("k = 64: learning the vocabulary (k-means 40%)"); without one, the phase and k are named here.
+ */
+export function phaseText(progress: Pick<EvaluationProgress, 'phase' | 'k' | 'message'>): string {
+  const message = progress.message.trim()
+  // As sent: it may start with the symbol k, which must stay lower case.
+  if (message !== '') return message
+  return `${PHASE_LABELS[progress.phase]}${progress.k !== undefined ? ` (k = ${progress.k})` : ''}`
+}
+
+/** A class's display name: its name from the image set, else its label number. */
+export function className(classes: readonly string[], label: number): string {
+  return classes[label] ?? String(label)
+}
+
+/** Caption of a misclassified image: "true → predicted" with class names. */
+export function misclassifiedCaption(
+  m: Pick<MisclassifiedImage, 'trueLabel' | 'predicted'>,
+  classes: readonly string[],
+): string {
+  return `${className(classes, m.trueLabel)} → ${className(classes, m.predicted)}`
+}
