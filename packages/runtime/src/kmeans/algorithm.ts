@@ -16,23 +16,21 @@ export const kmeansAlgorithmChoices: readonly KmeansAlgorithmChoice[] = [
 
 /** Below this k the bounds' bookkeeping costs more than the distances they save. */
 export const AUTO_HAMERLY_MIN_K = 64
-/** From this k on Yinyang's group bounds prune far more than Hamerly's single lower bound. */
-export const AUTO_YINYANG_MIN_K = 2000
-/** Yinyang keeps n·t float64 bounds (t ≈ k/10); above this many per worker `auto` stays with Hamerly (1 GiB). */
-export const AUTO_MAX_YINYANG_BOUNDS = 2 ** 27
 
 /**
  * Resolves `auto` for k centroids and at most `pointsPerWorker` vectors in one worker:
  * - k < 64: `lloyd` (one dense pass is cheap; bounds would prune little and cost TS passes);
- * - k < 2000: `hamerly` (O(n) bounds);
- * - k ≥ 2000: `yinyang`, unless its n × t group bounds (t = round(k/10)) would exceed 2²⁷
- *   float64 values (1 GiB) in one worker, in which case `hamerly`.
+ * - otherwise `hamerly` (O(n) bounds; with a dense kernel its moved-set iterations re-measure
+ *   the most-drifted centroids densely). Measured on clustered data (blobs, d = 128, 2 threads,
+ *   CPU time of 10–12 assignments): k = 1,000, n = 100k: hamerly 4.2 s, yinyang 8.1–9.2 s,
+ *   lloyd 7.1 s; k = 2,500, n = 50k: hamerly 3.6 s, yinyang 9.8 s, lloyd 6.8 s.
+ * `pointsPerWorker` is kept for callers; Hamerly's memory is O(n) whatever k.
  * Any other choice is returned as is.
  */
 export function chooseAlgorithm(
   choice: KmeansAlgorithmChoice,
   k: number,
-  pointsPerWorker: number,
+  _pointsPerWorker: number,
 ): KmeansAlgorithm {
   if (!(kmeansAlgorithmChoices as readonly string[]).includes(choice))
     throw new UsageError(
@@ -40,8 +38,5 @@ export function chooseAlgorithm(
       `algorithm "${choice}" is not one of ${kmeansAlgorithmChoices.join(', ')}`,
     )
   if (choice !== 'auto') return choice
-  if (k < AUTO_HAMERLY_MIN_K) return 'lloyd'
-  if (k < AUTO_YINYANG_MIN_K) return 'hamerly'
-  const groups = Math.max(1, Math.round(k / 10))
-  return pointsPerWorker * groups > AUTO_MAX_YINYANG_BOUNDS ? 'hamerly' : 'yinyang'
+  return k < AUTO_HAMERLY_MIN_K ? 'lloyd' : 'hamerly'
 }

@@ -36,6 +36,10 @@ const datasets = [
 type Factory = (points: Float32Array, n: number, d: number, opts: AccelOptions) => AccelState
 const algorithms: Array<{ name: string; make: Factory }> = [
   { name: 'hamerly', make: (p, n, d, o) => createHamerlyState(p, n, d, o) },
+  {
+    name: 'hamerly (classic, no moved set)',
+    make: (p, n, d, o) => createHamerlyState(p, n, d, { ...o, movedSet: false }),
+  },
   { name: 'yinyang (t = k/10)', make: (p, n, d, o) => createYinyangState(p, n, d, o) },
   { name: 'yinyang (t = 3)', make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, groups: 3 }) },
   {
@@ -47,6 +51,18 @@ const algorithms: Array<{ name: string; make: Factory }> = [
     make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, groups: 3, rescan: 'filtered' }),
   },
   { name: 'yinyang (t = 1)', make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, groups: 1 }) },
+  {
+    name: 'yinyang (grouped: every failing point through per-group dense blocks)',
+    make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, fullRowFraction: 2, localMax: -1 }),
+  },
+  {
+    name: 'yinyang (grouped: every failing point through full dense rows)',
+    make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, fullRowFraction: 0 }),
+  },
+  {
+    name: 'yinyang (grouped: every failing point through the TypeScript local filter)',
+    make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, fullRowFraction: 2, localMax: 1e9 }),
+  },
 ]
 
 describe('accelerated assignment = Lloyd labels every iteration', () => {

@@ -12,10 +12,47 @@ export interface CentroidGroups {
 }
 
 /**
+ * Re-assigns centroids to groups of at most ⌈k / groups⌉ members: centroids closest to a seed
+ * choose first, each taking its nearest seed that still has room. Equal sizes let a dense kernel
+ * treat the groups as one padded [t, G] block.
+ */
+function balance(
+  centroids: Float32Array,
+  k: number,
+  d: number,
+  seeds: Float32Array,
+  groups: number,
+  groupOf: Int32Array,
+): void {
+  const capacity = Math.ceil(k / groups)
+  const dist = new Float64Array(k * groups)
+  const nearest = new Float64Array(k)
+  for (let j = 0; j < k; j++) {
+    let m = Number.POSITIVE_INFINITY
+    for (let g = 0; g < groups; g++) {
+      const v = rowDistanceSq(centroids, j, seeds, g, d)
+      dist[j * groups + g] = v
+      if (v < m) m = v
+    }
+    nearest[j] = m
+  }
+  const order = Array.from({ length: k }, (_, j) => j).sort((a, b) => nearest[a] - nearest[b] || a - b)
+  const sizes = new Int32Array(groups)
+  const byDistance = Array.from({ length: groups }, (_, g) => g)
+  for (const j of order) {
+    byDistance.sort((a, b) => dist[j * groups + a] - dist[j * groups + b] || a - b)
+    const g = byDistance.find((q) => sizes[q] < capacity) as number
+    groupOf[j] = g
+    sizes[g]++
+  }
+}
+
+/**
  * Groups centroids by clustering them: a few Lloyd iterations over the k centroids into t
  * groups, seeded with evenly spaced centroids (deterministic: the centroids themselves are
  * already random). Yinyang's group bounds are tight when a group's members are close together.
  * Empty groups are dropped. Cost O(iterations · k · t · d), small next to one assignment.
+ * `balanced`: no group gets more than ⌈k / t⌉ members (see {@link balance}).
  */
 export function groupCentroids(
   centroids: Float32Array,
@@ -23,6 +60,7 @@ export function groupCentroids(
   d: number,
   t: number,
   iterations = 5,
+  balanced = false,
 ): CentroidGroups {
   const groups = Math.max(1, Math.min(k, Math.floor(t)))
   let seeds = new Float32Array(groups * d)
@@ -44,7 +82,10 @@ export function groupCentroids(
       }
       groupOf[j] = best
     }
-    if (it === iterations) break
+    if (it === iterations) {
+      if (balanced) balance(centroids, k, d, seeds, groups, groupOf)
+      break
+    }
     const sums = new Float64Array(groups * d)
     const counts = new Float64Array(groups)
     for (let j = 0; j < k; j++) {

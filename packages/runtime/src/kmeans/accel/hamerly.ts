@@ -51,14 +51,30 @@ export async function halfNearestCentroidDistance(
  * A point is re-scanned only when its distance reaches max(lower bound, s(own centroid));
  * re-scans are batched through the dense kernel when one is given.
  */
+/** Options of {@link createHamerlyState}. */
+export interface HamerlyOptions extends AccelOptions {
+  /**
+   * Moved-set iterations (default: on when the dense kernel has `nearestTwo`): each iteration the
+   * m centroids that drifted most are re-measured densely for every point (one Gemm over m ≪ k
+   * centroids), so the single lower bound only has to absorb the (m + 1)-th largest drift; m is
+   * chosen per iteration from the points' bound slack to minimise the dense work. Off: classic
+   * Hamerly (the bound absorbs the largest drift, plus the s(c) test).
+   */
+  movedSet?: boolean
+}
+
+/** Relative cost of re-scanning one point (full nearest-two row plus exact checks) next to one dense distance row over all k. */
+const RESCAN_COST = 1.3
+
 export function createHamerlyState(
   points: Float32Array,
   n: number,
   d: number,
-  options: AccelOptions = {},
+  options: HamerlyOptions = {},
 ): AccelState {
   checkAccelShapes('hamerly', points, n, d)
   const { dense } = options
+  const movedSet = (options.movedSet ?? true) && dense?.nearestTwo !== undefined
   const labels = new Int32Array(n)
   const distancesSq = new Float32Array(n)
   const lower = new Float64Array(n)
@@ -155,6 +171,100 @@ export function createHamerlyState(
     return evaluated + scratch.evaluated
   }
 
+  /**
+   * One moved-set iteration (see {@link HamerlyOptions.movedSet}): exact own distances for every
+   * point, m chosen from the sorted slacks (lower bound − own distance), the nearest two of the
+   * m most-drifted centroids densely for every point, then the points whose bound still fails
+   * are re-scanned in full.
+   */
+  async function movedSetIteration(
+    current: Float32Array,
+    k: number,
+    drift: Float64Array,
+  ): Promise<AccelAssignResult> {
+    const before = labels.slice()
+    // No distance yet: the own distance is at least last iteration's (float32-stored, so deflated)
+    // minus the own centroid's drift. Slack against that is optimistic; it picks m, and points
+    // that fail even optimistically are re-scanned without computing their own distance first.
+    const ownLow = new Float64Array(n)
+    const slack = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      ownLow[i] = Math.sqrt(distancesSq[i]) * (1 - 1e-6) - drift[labels[i]] * (1 + BOUND_SLACK)
+      slack[i] = lower[i] * (1 - BOUND_SLACK) - ownLow[i]
+    }
+    let evaluated = 0
+    // Centroids by drift, largest first; candidate m are 0 and powers of two up to k / 4.
+    const byDrift = Int32Array.from({ length: k }, (_, j) => j).sort((a, b) => drift[b] - drift[a] || a - b)
+    const sortedSlack = slack.slice().sort()
+    const failing = (bound: number): number => {
+      // Points with slack ≤ bound fail (binary search in the ascending slacks).
+      let lo = 0
+      let hi = n
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (sortedSlack[mid] <= bound) lo = mid + 1
+        else hi = mid
+      }
+      return lo
+    }
+    let bestM = 0
+    let bestCost = Number.POSITIVE_INFINITY
+    for (let m = 0; m <= Math.floor(k / 4); m = m === 0 ? 2 : m * 2) {
+      if (m >= k) break
+      const staticDrift = drift[byDrift[m]] * (1 + BOUND_SLACK)
+      const cost = (m / k) * n + RESCAN_COST * failing(staticDrift)
+      if (cost < bestCost) {
+        bestCost = cost
+        bestM = m
+      }
+    }
+    const m = bestM
+    const staticDrift = drift[byDrift[m]] * (1 + BOUND_SLACK)
+    const movedBound = new Float64Array(n).fill(Number.POSITIVE_INFINITY)
+    if (m >= 2) {
+      const moved = byDrift.slice(0, m)
+      const movedRows = new Float32Array(m * d)
+      for (let r = 0; r < m; r++) movedRows.set(current.subarray(moved[r] * d, moved[r] * d + d), r * d)
+      const withTwo = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>
+      evaluated += await forEachNearestTwo(
+        points.subarray(0, n * d),
+        d,
+        movedRows,
+        m,
+        null,
+        withTwo,
+        (i, best, nearestSq, secondSq, errorBound) => {
+          // Every moved centroid other than the point's own is at least this far.
+          const v = moved[best] === labels[i] ? secondSq : nearestSq
+          movedBound[i] = Math.sqrt(Math.max(0, v - errorBound))
+        },
+      )
+    }
+    const pending: number[] = []
+    for (let i = 0; i < n; i++) {
+      const bound = Math.min(lower[i] * (1 - BOUND_SLACK) - staticDrift, movedBound[i])
+      lower[i] = bound
+      if (!(ownLow[i] < bound)) {
+        pending.push(i)
+        continue
+      }
+      const own = rowDistanceSq(points, i, current, labels[i], d)
+      evaluated++
+      distancesSq[i] = own
+      if (!(Math.sqrt(own) < bound)) pending.push(i)
+    }
+    evaluated += await rescan(Int32Array.from(pending), current, k)
+    let changed = 0
+    for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
+    return {
+      labels: labels.slice(),
+      distancesSq: distancesSq.slice(),
+      distancesEvaluated: evaluated,
+      centroidDistancesEvaluated: 0,
+      changed,
+    }
+  }
+
   return {
     name: 'hamerly',
     n,
@@ -183,6 +293,11 @@ export function createHamerlyState(
         }
       }
       const drift = centroidDrift(previous, current, k, d)
+      if (movedSet) {
+        const result = await movedSetIteration(current, k, drift)
+        previous = current
+        return result
+      }
       // The largest and second-largest drift: a point's lower bound covers every centroid but its own.
       let top = 0
       let topJ = -1

@@ -24,6 +24,15 @@ export interface NearestTwo {
   distancesSq: Float32Array
 }
 
+/** {@link DistanceMatrixKernel.groupMinima}: per point its nearest row and every group's minimum without it. */
+export interface GroupMinima {
+  /** Nearest centroid row of each point (first on ties), n. */
+  nearest: Int32Array
+  nearestSq: Float32Array
+  /** n × t: each group's smallest squared distance over its rows other than `nearest[i]`. */
+  groupMinSq: Float32Array
+}
+
 /**
  * A kernel that can also return a whole block of squared distances (n × k, row-major), with a
  * bound on how far each computed value may be from the exact one. The accelerated algorithms
@@ -39,6 +48,19 @@ export interface DistanceMatrixKernel extends AssignKernel {
    * than {@link DistanceMatrixKernel.distances} when only the two best are needed (Hamerly).
    */
   nearestTwo?(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  /**
+   * Optional: `centroids` are t · G rows laid out member-major (row p·t + q is member p of group
+   * q; padding rows allowed: give them a huge `centroidNormsSq`). Returns each point's nearest
+   * row and every group's minimum over its other rows, within the same error bound as
+   * {@link DistanceMatrixKernel.distances} (with `maxCentroidNormSq` over the real rows).
+   */
+  groupMinima?(
+    points: Float32Array,
+    centroids: Float32Array,
+    centroidNormsSq: Float32Array,
+    groups: number,
+    d: number,
+  ): Promise<GroupMinima>
   /**
    * An upper bound on |computed − exact| for one squared distance from a point with
    * ‖x‖² = `pointNormSq` to any centroid with ‖c‖² ≤ `maxCentroidNormSq`. 0 for exact kernels.

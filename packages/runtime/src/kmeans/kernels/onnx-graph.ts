@@ -12,11 +12,23 @@ const { onnx } = onnxProto
  * - `nearest-two`: `top2Labels` [m, 2] int32 and `top2DistSq` [m, 2] float32, the nearest and
  *   second-nearest centroid (TopK, smallest first; needs k ≥ 2). Hamerly's re-scans need only
  *   these, and moving 2 values per row instead of k is what makes them BLAS-speed.
+ * - `group-two`: the k centroid rows are laid out member-major for t groups of G members (row
+ *   p·t + q is member p of group q; extra input `groupShape` = [0, G, t]): `groupNearestIndex`
+ *   [m, 1] int32 and `groupNearestDistSq` [m, 1], the nearest row (as `assign`), and
+ *   `groupMinDistSq` [m, t], every group's minimum over its rows except that nearest one.
+ *   Yinyang's exact group bounds from t + 1 values per row instead of k; member-major makes the
+ *   group minimum a reduction over the middle axis (contiguous t-vectors), and masking one entry
+ *   per row (ScatterElements) replaces a TopK over millions of tiny rows (~2× slower).
  */
-export type AssignGraphVariant = 'assign' | 'distances' | 'nearest-two'
+export type AssignGraphVariant = 'assign' | 'distances' | 'nearest-two' | 'group-two'
 
 /** Input names of every assignment graph: X [m, d], C [k, d], cNorm [k] (‖c‖², computed by the caller). */
-export const ASSIGN_GRAPH_INPUTS = { points: 'X', centroids: 'C', centroidNormsSq: 'cNorm' } as const
+export const ASSIGN_GRAPH_INPUTS = {
+  points: 'X',
+  centroids: 'C',
+  centroidNormsSq: 'cNorm',
+  groupShape: 'groupShape',
+} as const
 
 /** Output names of the assignment graphs. */
 export const ASSIGN_GRAPH_OUTPUTS = {
@@ -25,6 +37,9 @@ export const ASSIGN_GRAPH_OUTPUTS = {
   distSq: 'distSq',
   top2Labels: 'top2Labels',
   top2DistSq: 'top2DistSq',
+  groupNearestIndex: 'groupNearestIndex',
+  groupNearestDistSq: 'groupNearestDistSq',
+  groupMinDistSq: 'groupMinDistSq',
 } as const
 
 // opset 17 is the last where ReduceMin / ReduceSumSquare take `axes` as an attribute, not an input.
@@ -115,6 +130,36 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
       node('Add', ['partial', 'xNorm'], [ASSIGN_GRAPH_OUTPUTS.distSq]),
     )
     outputs.push(tensorInfo(ASSIGN_GRAPH_OUTPUTS.distSq, FLOAT, ['m', 'k']))
+  } else if (variant === 'group-two') {
+    initializers.push(
+      { name: 'zero', dataType: FLOAT, dims: [], floatData: [0] },
+      { name: 'huge', dataType: FLOAT, dims: [], floatData: [1e30] },
+    )
+    nodes.push(
+      node('ReduceSumSquare', [points], ['xNorm'], [intsAttr('axes', [1]), intAttr('keepdims', 1)]),
+      // The row's nearest centroid (first index on ties) and its value, as in `assign`.
+      node(
+        'ArgMin',
+        ['partial'],
+        ['nearest64'],
+        [intAttr('axis', 1), intAttr('keepdims', 1), intAttr('select_last_index', 0)],
+      ),
+      node('Cast', ['nearest64'], [ASSIGN_GRAPH_OUTPUTS.groupNearestIndex], [intAttr('to', INT32)]),
+      node('ReduceMin', ['partial'], ['nearestPartial'], [intsAttr('axes', [1]), intAttr('keepdims', 1)]),
+      node('Add', ['nearestPartial', 'xNorm'], [ASSIGN_GRAPH_OUTPUTS.groupNearestDistSq]),
+      // Every group's minimum over its members except that nearest one (set to 1e30 first).
+      node('Mul', ['nearestPartial', 'zero'], ['zeros']),
+      node('Add', ['zeros', 'huge'], ['hugeColumn']),
+      node('ScatterElements', ['partial', 'nearest64', 'hugeColumn'], ['masked'], [intAttr('axis', 1)]),
+      node('Reshape', ['masked', ASSIGN_GRAPH_INPUTS.groupShape], ['grouped']),
+      node('ReduceMin', ['grouped'], ['groupMinPartial'], [intsAttr('axes', [1]), intAttr('keepdims', 0)]),
+      node('Add', ['groupMinPartial', 'xNorm'], [ASSIGN_GRAPH_OUTPUTS.groupMinDistSq]),
+    )
+    outputs.push(
+      tensorInfo(ASSIGN_GRAPH_OUTPUTS.groupNearestIndex, INT32, ['m', 1]),
+      tensorInfo(ASSIGN_GRAPH_OUTPUTS.groupNearestDistSq, FLOAT, ['m', 1]),
+      tensorInfo(ASSIGN_GRAPH_OUTPUTS.groupMinDistSq, FLOAT, ['m', 't']),
+    )
   } else {
     initializers.push({ name: 'two', dataType: INT64, dims: [1], int64Data: [2] })
     nodes.push(
@@ -141,6 +186,7 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
       tensorInfo(points, FLOAT, ['m', d]),
       tensorInfo(centroids, FLOAT, ['k', d]),
       tensorInfo(centroidNormsSq, FLOAT, ['k']),
+      ...(variant === 'group-two' ? [tensorInfo(ASSIGN_GRAPH_INPUTS.groupShape, INT64, [3])] : []),
     ],
     output: outputs,
     initializer: initializers,

@@ -146,6 +146,42 @@ describe('ort kernel', () => {
     })
   })
 
+  it('groupMinima: the nearest row and every group minimum without it, padding rows never chosen', async () => {
+    const d = 12
+    const n = 130
+    const t = 4
+    const size = 5
+    const points = randomMatrix(n, d, 51, 0)
+    // Member-major rows: row p·t + q is member p of group q; the last row of group 3 is padding.
+    const rows = randomMatrix(t * size, d, 52, 0)
+    const norms = new Float32Array(t * size)
+    const zero = new Float32Array(d)
+    const pad = (size - 1) * t + 3
+    rows.fill(0, pad * d, pad * d + d)
+    for (let r = 0; r < t * size; r++) norms[r] = r === pad ? 1e30 : rowDistanceSq(rows, r, zero, 0, d)
+    const got = await kernel.groupMinima(points, rows, norms, t, d)
+    let maxC = 0
+    for (let r = 0; r < t * size; r++) if (r !== pad) maxC = Math.max(maxC, norms[r])
+    for (let i = 0; i < n; i++) {
+      const exact = Array.from({ length: t * size }, (_, r) =>
+        r === pad ? Number.POSITIVE_INFINITY : rowDistanceSq(points, i, rows, r, d),
+      )
+      const bound = kernel.distanceErrorBound(rowDistanceSq(points, i, zero, 0, d), maxC, d)
+      const nearest = got.nearest[i]
+      expect(nearest).not.toBe(pad)
+      expect(exact[nearest] - Math.min(...exact)).toBeLessThanOrEqual(2 * bound)
+      expect(Math.abs(got.nearestSq[i] - exact[nearest])).toBeLessThanOrEqual(bound)
+      for (let q = 0; q < t; q++) {
+        let m = Number.POSITIVE_INFINITY
+        for (let p = 0; p < size; p++) if (p * t + q !== nearest) m = Math.min(m, exact[p * t + q])
+        expect(Math.abs(got.groupMinSq[i * t + q] - m)).toBeLessThanOrEqual(bound)
+      }
+    }
+    await expect(kernel.groupMinima(points, rows, norms, 3, d)).rejects.toMatchObject({
+      code: 'KERNEL_BAD_GROUPS',
+    })
+  })
+
   it('rejects shapes that are not multiples of d', async () => {
     await expect(kernel.assign(new Float32Array(10), new Float32Array(6), 3)).rejects.toMatchObject({
       code: 'KERNEL_BAD_SHAPE',

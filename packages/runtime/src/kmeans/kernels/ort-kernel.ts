@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os'
 import * as ort from 'onnxruntime-node'
 import { UsageError } from '../../errors.ts'
-import type { AssignResult, DistanceMatrixKernel, NearestTwo } from './assign-kernel.ts'
+import type { AssignResult, DistanceMatrixKernel, GroupMinima, NearestTwo } from './assign-kernel.ts'
 import {
   ASSIGN_GRAPH_INPUTS,
   ASSIGN_GRAPH_OUTPUTS,
@@ -28,6 +28,13 @@ export interface OrtKernelOptions {
 /** The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed. */
 export interface OrtKernel extends DistanceMatrixKernel {
   nearestTwo(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  groupMinima(
+    points: Float32Array,
+    centroids: Float32Array,
+    centroidNormsSq: Float32Array,
+    groups: number,
+    d: number,
+  ): Promise<GroupMinima>
   /** The thread count the sessions were created with. */
   readonly intraOpNumThreads: number
   /** The configured row block. */
@@ -215,6 +222,43 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
         for (const t of Object.values(out)) t.dispose()
       }
       return { labels, distancesSq }
+    },
+
+    async groupMinima(
+      points: Float32Array,
+      centroids: Float32Array,
+      centroidNormsSq: Float32Array,
+      groups: number,
+      d: number,
+    ): Promise<GroupMinima> {
+      const { n, k } = checkShapes(points, centroids, d)
+      if (!Number.isInteger(groups) || groups < 1 || k % groups !== 0 || centroidNormsSq.length !== k)
+        throw new UsageError(
+          'KERNEL_BAD_GROUPS',
+          `ort kernel: ${k} centroid rows (${centroidNormsSq.length} norms) are not ${groups} equal groups`,
+        )
+      const t = groups
+      const nearest = new Int32Array(n)
+      const nearestSq = new Float32Array(n)
+      const groupMinSq = new Float32Array(t * n)
+      if (n === 0) return { nearest, nearestSq, groupMinSq }
+      const s = await session(d, 'group-two')
+      const c = new ort.Tensor('float32', centroids, [k, d])
+      const cn = new ort.Tensor('float32', centroidNormsSq, [k])
+      const shape = new ort.Tensor('int64', BigInt64Array.from([0n, BigInt(k / t), BigInt(t)]), [3])
+      const step = rowsPerBlock(k)
+      for (let start = 0; start < n; start += step) {
+        const end = Math.min(n, start + step)
+        const out = await s.run({
+          ...feeds(points, start, end, d, c, cn),
+          [ASSIGN_GRAPH_INPUTS.groupShape]: shape,
+        })
+        nearest.set(out[ASSIGN_GRAPH_OUTPUTS.groupNearestIndex].data as Int32Array, start)
+        nearestSq.set(out[ASSIGN_GRAPH_OUTPUTS.groupNearestDistSq].data as Float32Array, start)
+        groupMinSq.set(out[ASSIGN_GRAPH_OUTPUTS.groupMinDistSq].data as Float32Array, t * start)
+        for (const x of Object.values(out)) x.dispose()
+      }
+      return { nearest, nearestSq, groupMinSq }
     },
 
     distanceErrorBound: float32ExpansionErrorBound,
