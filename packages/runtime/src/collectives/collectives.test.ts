@@ -3,8 +3,10 @@ import { type CollectiveOutcome, type CollectiveSpec, memberInput } from '../job
 import type { ControlMessage } from '../job/control-channel.ts'
 import { spawnLocalWorker } from '../job/spawn.ts'
 import { WorkerPool } from '../job/worker-pool.ts'
+import { chainOrder } from '../topology/chain-order.ts'
 import { broadcastAlgorithms } from './broadcast/index.ts'
 import { sha256 } from './pattern.ts'
+import { broadcastSchedule } from './schedules/broadcast-schedule.ts'
 
 // One pool of 8 real worker processes for the file; each case runs on a subset of size p.
 const CHUNK = 64 * 1024
@@ -110,6 +112,39 @@ describe('byte accounting', () => {
       for (const o of chain.slice(1)) expect(o.bytes.received).toBe(n)
       const total = chain.reduce((s, o) => s + o.bytes.sent, 0)
       expect(total).toBe((p - 1) * n)
+    }
+  })
+
+  // The simulator plays schedules, not this code: the schedules must move what the runtime moves.
+  it('every rank sends and receives exactly the bytes of the simulator schedule of its algorithm', async () => {
+    for (const algorithm of broadcastAlgorithms) {
+      for (const p of [3, 5, 8]) {
+        const ranks = subset(p)
+        for (const chainOrderKind of algorithm === 'chain'
+          ? (['rank', 'topology'] as const)
+          : (['rank'] as const)) {
+          const root = 1
+          const out = await pool.runCollective(
+            spec({ op: 'broadcast', ranks, bytes: n, root, algorithm, chainOrder: chainOrderKind }),
+          )
+          // simple, mst and bucket number members from the root; chain follows its chain order.
+          const order = chainOrder(
+            algorithm === 'chain' ? chainOrderKind : 'rank',
+            ranks.map((r) => RACKS[r]!),
+            root,
+          )
+          const expected = new Map(ranks.map((r) => [r, { sent: 0, received: 0 }]))
+          for (const send of broadcastSchedule(algorithm, order, n, CHUNK)) {
+            expected.get(ranks[send.from]!)!.sent += send.bytes
+            expected.get(ranks[send.to]!)!.received += send.bytes
+          }
+          for (const o of out)
+            expect(
+              { sent: o.bytes.sent, received: o.bytes.received },
+              `${algorithm}/${chainOrderKind} p=${p} rank ${o.rank}`,
+            ).toEqual(expected.get(o.rank))
+        }
+      }
     }
   })
 

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.ts'
+import { blockBounds } from '../group.ts'
 
 /** Broadcast algorithms, as DESIGN.md §4 names them. */
 export type BroadcastScheduleAlgorithm = 'simple' | 'mst' | 'bucket' | 'chain'
@@ -80,12 +81,13 @@ export function broadcastSchedule(
   return sends
 }
 
-/** Byte range [start, end) of block b when `bytes` is split into p nearly equal blocks. */
+/**
+ * Byte range [start, end) of block b when `bytes` is split into p nearly equal blocks: the
+ * runtime's own split (`blockBounds`), so the simulator moves exactly the runtime's bytes.
+ */
 export function blockRange(bytes: number, p: number, b: number): [number, number] {
-  const base = Math.floor(bytes / p)
-  const extra = bytes % p
-  const start = b * base + Math.min(b, extra)
-  return [start, start + base + (b < extra ? 1 : 0)]
+  const bounds = blockBounds(bytes, p)
+  return [bounds[b]!, bounds[b + 1]!]
 }
 
 function bucketSchedule(
