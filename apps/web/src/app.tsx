@@ -4,6 +4,7 @@ import { useHealth } from './api/queries.ts'
 import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
 import { ErrorBanner } from './components/error-banner.tsx'
 import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
+import { EvaluationsPage } from './pages/evaluations/evaluations-page.tsx'
 import { RunsPage } from './pages/runs/runs-page.tsx'
 
 // The detail page carries ECharts (most of the bundle): load it when first opened.
@@ -16,8 +17,23 @@ const RunDetailPage = lazy(() =>
   import('./pages/runs/run-detail-page.tsx').then((m) => ({ default: m.RunDetailPage })),
 )
 
+// The compare page carries ECharts too.
+const RunComparePage = lazy(() =>
+  import('./pages/runs/run-compare-page.tsx').then((m) => ({ default: m.RunComparePage })),
+)
+
+// The evaluation page carries ECharts too.
+const EvaluationDetailPage = lazy(() =>
+  import('./pages/evaluations/evaluation-detail-page.tsx').then((m) => ({ default: m.EvaluationDetailPage })),
+)
+
+// The topology editor carries React Flow and ECharts: load it when first opened.
+const TopologyPage = lazy(() =>
+  import('./pages/topology/topology-page.tsx').then((m) => ({ default: m.TopologyPage })),
+)
+
 // Pages of the design that are not built yet: listed, visibly disabled, never faked.
-const COMING_SOON = ['Topology', 'Vocabularies', 'Evaluation', 'Labs'] as const
+const COMING_SOON = ['Vocabularies', 'Labs'] as const
 
 /** The application shell: sidebar, header with server health, and the routed page. */
 export function App() {
@@ -42,10 +58,35 @@ export function App() {
               )}
             </Route>
             <Route path="/runs" component={RunsPage} />
+            <Route path="/topology">
+              <Suspense fallback={<div className="card loading">Loading…</div>}>
+                <TopologyPage />
+              </Suspense>
+            </Route>
+            <Route path="/topology/:id">
+              {(params) => (
+                <Suspense fallback={<div className="card loading">Loading…</div>}>
+                  <TopologyPage key={params.id} id={params.id} />
+                </Suspense>
+              )}
+            </Route>
+            <Route path="/runs/compare">
+              <Suspense fallback={<div className="card loading">Loading…</div>}>
+                <RunComparePage />
+              </Suspense>
+            </Route>
             <Route path="/runs/:id">
               {(params) => (
                 <Suspense fallback={<div className="card loading">Loading…</div>}>
                   <RunDetailPage key={params.id} id={params.id} />
+                </Suspense>
+              )}
+            </Route>
+            <Route path="/evaluations" component={EvaluationsPage} />
+            <Route path="/evaluations/:id">
+              {(params) => (
+                <Suspense fallback={<div className="card loading">Loading…</div>}>
+                  <EvaluationDetailPage key={params.id} id={params.id} />
                 </Suspense>
               )}
             </Route>
@@ -67,6 +108,8 @@ export function App() {
 function Sidebar() {
   const [onDatasets] = useRoute('/datasets/*?')
   const [onRuns] = useRoute('/runs/*?')
+  const [onTopology] = useRoute('/topology/*?')
+  const [onEvaluations] = useRoute('/evaluations/*?')
   return (
     <aside className="sidebar">
       <div className="sidebar-inner">
@@ -87,6 +130,12 @@ function Sidebar() {
           <div className="nav-section">Compute</div>
           <Link href="/runs" className={`nav-item${onRuns ? ' nav-item-active' : ''}`}>
             Runs
+          </Link>
+          <Link href="/topology" className={`nav-item${onTopology ? ' nav-item-active' : ''}`}>
+            Topology
+          </Link>
+          <Link href="/evaluations" className={`nav-item${onEvaluations ? ' nav-item-active' : ''}`}>
+            Evaluation
           </Link>
           <div className="nav-section">Coming soon</div>
           {COMING_SOON.map((label) => (

@@ -141,11 +141,28 @@ export function cancelRun(id: string): Promise<void> {
   return request('POST', `/api/runs/${encodeURIComponent(id)}/cancel`, null)
 }
 
-/** `GET /api/runs/:id/events?after=SEQ`: stored events with seq > after, in order. */
+/**
+ * `GET /api/runs/:id/events?after=SEQ`: stored events with seq > after, in order, read page by
+ * page (the server answers at most `limit` per request).
+ */
 export async function listRunEvents(id: string, after: number): Promise<RunEvent[]> {
-  return (await request('GET', `/api/runs/${encodeURIComponent(id)}/events?after=${after}`, RunEventList))
-    .events
+  const all: RunEvent[] = []
+  let from = after
+  for (;;) {
+    const page = (
+      await request(
+        'GET',
+        `/api/runs/${encodeURIComponent(id)}/events?after=${from}&limit=${EVENTS_PAGE}`,
+        RunEventList,
+      )
+    ).events
+    all.push(...page)
+    if (page.length < EVENTS_PAGE) return all
+    from = page[page.length - 1]!.seq
+  }
 }
+
+const EVENTS_PAGE = 2000
 
 /** `POST /api/runs/:id/resume`: queues an interrupted, cancelled or failed run again from its checkpoint. */
 export function resumeRun(id: string): Promise<Run> {

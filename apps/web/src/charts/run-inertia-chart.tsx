@@ -1,21 +1,21 @@
 import type { EChartsCoreOption } from 'echarts/core'
 import { useMemo } from 'react'
-import type { StageSeries } from '../runs/run-events.ts'
-import { EChart } from './echart.tsx'
+import type { RunLive } from '../runs/run-live.ts'
 import { chartColors } from './echarts.ts'
+import { RunEChart } from './run-echart.tsx'
 
 /**
- * Inertia per iteration (log y when it falls by orders of magnitude, as with a random init) and, when the reports carry it, the distance fraction on a second axis.
+ * Inertia per iteration (log y when it falls by orders of magnitude, as with a random init) and,
+ * when the reports carry it, the distance fraction on a second axis. `version` (throttled by the
+ * caller) says when the columns of `live` grew.
  */
-export function RunInertiaChart(props: { series: StageSeries }) {
-  const { series } = props
-  // A log axis only pays when the values span more than an order of magnitude or so.
-  const min = Math.min(...series.inertia)
-  const positive = min > 0 && Math.max(...series.inertia) / min > 20
-  const option = useMemo<EChartsCoreOption>(
+export function RunInertiaChart(props: { live: RunLive; version: number }) {
+  const { live, version } = props
+  const withFraction = live.hasDistanceFraction
+  const base = useMemo<EChartsCoreOption>(
     () => ({
       animation: false,
-      grid: { left: 64, right: series.hasDistanceFraction ? 56 : 16, top: 36, bottom: 36 },
+      grid: { left: 64, right: withFraction ? 56 : 16, top: 36, bottom: 36 },
       legend: { top: 0, textStyle: { color: chartColors.text } },
       tooltip: { trigger: 'axis' },
       xAxis: {
@@ -23,12 +23,11 @@ export function RunInertiaChart(props: { series: StageSeries }) {
         name: 'iteration',
         nameLocation: 'middle',
         nameGap: 24,
-        data: series.iterations,
         axisLabel: { color: chartColors.muted },
       },
       yAxis: [
         {
-          type: positive ? 'log' : 'value',
+          type: 'value',
           name: 'inertia',
           scale: true,
           axisLabel: { color: chartColors.muted, formatter: (v: number) => v.toPrecision(3) },
@@ -38,34 +37,56 @@ export function RunInertiaChart(props: { series: StageSeries }) {
           type: 'value',
           name: 'distance fraction',
           min: 0,
-          show: series.hasDistanceFraction,
+          show: withFraction,
           axisLabel: { color: chartColors.muted },
           splitLine: { show: false },
         },
       ],
       series: [
-        {
-          name: 'inertia',
-          type: 'line',
-          showSymbol: series.iterations.length <= 60,
-          color: chartColors.accent,
-          data: series.inertia,
-        },
-        ...(series.hasDistanceFraction
+        { id: 'inertia', name: 'inertia', type: 'line', color: chartColors.accent },
+        ...(withFraction
           ? [
               {
+                id: 'fraction',
                 name: 'distance fraction',
                 type: 'line',
                 yAxisIndex: 1,
-                showSymbol: series.iterations.length <= 60,
                 color: '#d97706',
-                data: series.distanceFraction,
               },
             ]
           : []),
       ],
     }),
-    [series, positive],
+    [withFraction],
   )
-  return <EChart option={option} height={260} label="Inertia per iteration" notMerge={false} />
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version says when live's columns grew
+  const data = useMemo<EChartsCoreOption>(() => {
+    const inertia = live.inertia.view()
+    let min = Number.POSITIVE_INFINITY
+    let max = 0
+    for (const v of inertia) {
+      if (v < min) min = v
+      if (v > max) max = v
+    }
+    // A log axis only pays when the values span more than an order of magnitude or so.
+    const log = min > 0 && max / min > 20
+    const showSymbol = live.count <= 60
+    return {
+      xAxis: { data: live.iteration.toArray() },
+      yAxis: [{ type: log ? 'log' : 'value' }, {}],
+      series: [
+        { id: 'inertia', showSymbol, data: Array.from(inertia) },
+        ...(withFraction
+          ? [
+              {
+                id: 'fraction',
+                showSymbol,
+                data: Array.from(live.distanceFraction.view(), (v) => (Number.isNaN(v) ? null : v)),
+              },
+            ]
+          : []),
+      ],
+    }
+  }, [live, version, withFraction])
+  return <RunEChart base={base} data={data} height={260} label="Inertia per iteration" />
 }

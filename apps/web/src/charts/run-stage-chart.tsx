@@ -2,20 +2,21 @@ import { stageNames } from '@codebook/shared'
 import type { EChartsCoreOption } from 'echarts/core'
 import { useMemo } from 'react'
 import { formatBytes } from '../lib/format.ts'
-import type { StageSeries } from '../runs/run-events.ts'
-import { EChart } from './echart.tsx'
+import type { RunLive } from '../runs/run-live.ts'
 import { chartColors } from './echarts.ts'
+import { RunEChart } from './run-echart.tsx'
 
 /** One colour per stage, in stage order. */
 export const stageColors = ['#2f5bea', '#17803d', '#d97706', '#9333ea', '#0891b2'] as const
 
 /**
- * Stacked bars of the five stage times (critical path, ms) per iteration; the tooltip lists ms and
- * bytes per stage. A click on a bar selects that iteration.
+ * Stacked bars of the five stage times (critical path, ms) per iteration; the tooltip lists ms,
+ * bytes and the worker on the critical path per stage. `version` (throttled by the caller) says
+ * when the columns of `live` grew.
  */
-export function RunStageChart(props: { series: StageSeries; onSelect?: (index: number) => void }) {
-  const { series } = props
-  const option = useMemo<EChartsCoreOption>(
+export function RunStageChart(props: { live: RunLive; version: number }) {
+  const { live, version } = props
+  const base = useMemo<EChartsCoreOption>(
     () => ({
       animation: false,
       color: [...stageColors],
@@ -24,16 +25,17 @@ export function RunStageChart(props: { series: StageSeries; onSelect?: (index: n
       tooltip: {
         trigger: 'axis',
         axisPointer: { type: 'shadow' },
+        // Reads the live columns: always the current data, nothing copied per hover.
         formatter: (params: unknown) => {
-          const items = params as { dataIndex: number }[]
-          const i = items[0]?.dataIndex ?? 0
-          let total = 0
+          const i = (params as { dataIndex: number }[])[0]?.dataIndex ?? 0
           const rows = stageNames.map((s, j) => {
-            const ms = series.ms[s][i] ?? 0
-            total += ms
-            return `<span style="color:${stageColors[j]}">●</span> ${s}: <b>${ms.toFixed(1)} ms</b> · ${formatBytes(series.bytes[s][i] ?? 0)}`
+            const rank = live.critical[s].at(i) ?? -1
+            return `<span style="color:${stageColors[j]}">●</span> ${s}: <b>${(live.ms[s].at(i) ?? 0).toFixed(1)} ms</b> · ${formatBytes(live.bytes[s].at(i) ?? 0)}${rank >= 0 ? ` · slowest: worker ${rank}` : ''}`
           })
-          return [`Iteration ${series.iterations[i]} — ${total.toFixed(1)} ms`, ...rows].join('<br/>')
+          return [
+            `Iteration ${live.iteration.at(i)} — ${(live.totalMs.at(i) ?? 0).toFixed(1)} ms`,
+            ...rows,
+          ].join('<br/>')
         },
       },
       xAxis: {
@@ -41,7 +43,6 @@ export function RunStageChart(props: { series: StageSeries; onSelect?: (index: n
         name: 'iteration',
         nameLocation: 'middle',
         nameGap: 24,
-        data: series.iterations,
         axisLabel: { color: chartColors.muted },
       },
       yAxis: {
@@ -51,6 +52,7 @@ export function RunStageChart(props: { series: StageSeries; onSelect?: (index: n
         splitLine: { lineStyle: { color: chartColors.grid } },
       },
       series: stageNames.map((s) => ({
+        id: s,
         name: s,
         type: 'bar',
         stack: 'stages',
@@ -58,18 +60,25 @@ export function RunStageChart(props: { series: StageSeries; onSelect?: (index: n
         // Past a few hundred iterations draw bars as one path (no per-bar elements): redraws stay cheap.
         large: true,
         largeThreshold: 400,
-        data: series.ms[s],
       })),
     }),
-    [series],
+    [live],
   )
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version says when live's columns grew
+  const { data, bars } = useMemo(
+    () => ({
+      data: {
+        xAxis: { data: live.iteration.toArray() },
+        series: stageNames.map((s) => ({ id: s, data: live.ms[s].toArray() })),
+      } satisfies EChartsCoreOption,
+      bars: live.count,
+    }),
+    [live, version],
+  )
+  // data-bars: iterations handed to the chart (what the end-to-end test watches grow).
   return (
-    <EChart
-      option={option}
-      height={300}
-      label="Stage times per iteration"
-      notMerge={false}
-      {...(props.onSelect ? { onClick: props.onSelect } : {})}
-    />
+    <div data-testid="stage-chart" data-bars={bars}>
+      <RunEChart base={base} data={data} height={300} label="Stage times per iteration" />
+    </div>
   )
 }

@@ -1,5 +1,5 @@
 import { type Run, vocabularyExportFormats } from '@codebook/shared'
-import { useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import { Link } from 'wouter'
 import { isRunActive, useCancelRun, useDatasets, useRun } from '../../api/queries.ts'
 import { RunInertiaChart } from '../../charts/run-inertia-chart.tsx'
@@ -8,30 +8,36 @@ import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatCard } from '../../components/stat-card.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatCount, formatDateTime, formatDuration } from '../../lib/format.ts'
-import { etaSeconds, iterationMs, toStageSeries } from '../../runs/run-events.ts'
-import { useRunEvents } from '../../runs/use-run-events.ts'
+import { progressView } from '../../runs/run-live.ts'
+import { isRunResumable, useResumeRun } from '../../runs/run-mutations.ts'
+import { useRunEvents, useThrottled } from '../../runs/use-run-events.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
+import { RunLogPanel } from './run-log-panel.tsx'
 import { useNow } from './runs-page.tsx'
 import { WorkerTable } from './worker-table.tsx'
+import './runs.css'
 
-/** `/runs/:id`: status, parameters, progress, live stage and inertia charts, per-worker detail. */
+/**
+ * Spacing of the charts' and the worker table's redraws while iterations stream in: 4 per second,
+ * 2 per second past {@link HEAVY_VIEW_SLOW_AFTER} iterations (a redraw's cost grows with the bars).
+ */
+const HEAVY_VIEW_MS = 250
+const HEAVY_VIEW_SLOW_AFTER = 250
+
+/**
+ * `/runs/:id`: status, parameters, progress (phase and ETA), live stage and inertia charts, the last
+ * iteration's per-worker detail, the log, cancel / resume and the vocabulary's exports.
+ */
 export function RunDetailPage(props: { id: string }) {
   const run = useRun(props.id)
-  const { state, socket } = useRunEvents(props.id)
-  const reports = state.iterations
-  const series = useMemo(() => toStageSeries(reports), [reports])
-  // Up to thousands of options: built once per change of the reports, not on every render.
-  const iterationOptions = useMemo(
-    () =>
-      reports.map((x, i) => (
-        <option key={x.iteration} value={i}>
-          {x.iteration}
-        </option>
-      )),
-    [reports],
+  const { live, version, socket } = useRunEvents(props.id)
+  // Events are applied every frame; the costly views follow at a bounded rate.
+  const heavyVersion = useThrottled(
+    version,
+    live.count > HEAVY_VIEW_SLOW_AFTER ? 2 * HEAVY_VIEW_MS : HEAVY_VIEW_MS,
   )
-  // null: follow the last iteration as new ones arrive.
-  const [selected, setSelected] = useState<number | null>(null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the report changes with the throttled version
+  const lastReport = useMemo(() => live.lastReport, [live, heavyVersion])
   const r = run.data
   const now = useNow(r ? isRunActive(r) : false)
 
@@ -49,11 +55,12 @@ export function RunDetailPage(props: { id: string }) {
       </div>
     )
   }
-  const selectedIndex = selected !== null && selected < reports.length ? selected : reports.length - 1
-  const selectedReport = reports[selectedIndex]
-  const lastIteration = Math.max(r.iteration, reports.at(-1)?.iteration ?? 0)
-  const eta = isRunActive(r) ? etaSeconds(reports, r.params.maxIterations) : null
-  const meanMs = reports.length > 0 ? reports.reduce((t, x) => t + iterationMs(x), 0) / reports.length : null
+  const lastIteration = Math.max(r.iteration, live.iteration.at(live.count - 1) ?? 0)
+  const active = isRunActive(r)
+  const progress = progressView(live, lastIteration, r.params.maxIterations)
+  const meanMs = live.meanIterationMs
+  const lastInertia = live.inertia.at(live.count - 1)
+  const lastFraction = live.distanceFraction.at(live.count - 1)
 
   return (
     <div className="page">
@@ -67,30 +74,41 @@ export function RunDetailPage(props: { id: string }) {
       <section className="card" aria-label="Progress">
         <div className="run-progress">
           <div className="run-progress-line">
-            <span className="num" data-testid="run-iteration">
-              Iteration {lastIteration} / {r.params.maxIterations}
-            </span>
             <span className="num">
-              {eta !== null
-                ? `ETA ≤ ${formatDuration(eta)}`
-                : isRunActive(r)
-                  ? 'ETA after the first iteration'
-                  : ''}
-              {socket !== 'live' && isRunActive(r) ? ' · events offline' : ''}
+              {active && progress.phase && progress.phase !== 'iterating' && (
+                <span className="run-phase" data-testid="run-phase">
+                  {progress.phase}
+                  {progress.message ? ` — ${progress.message}` : ''} ·{' '}
+                </span>
+              )}
+              <span data-testid="run-iteration">
+                Iteration {lastIteration} / {r.params.maxIterations}
+              </span>
+            </span>
+            <span className="num" data-testid="run-eta">
+              {active
+                ? progress.etaSeconds !== null
+                  ? `ETA ${progress.phase ? '' : '≤ '}${formatDuration(progress.etaSeconds)}`
+                  : 'ETA after the first iteration'
+                : ''}
+              {socket !== 'live' && active ? ' · events offline' : ''}
             </span>
           </div>
-          <ProgressBar fraction={lastIteration / r.params.maxIterations} label="Iterations" />
+          <ProgressBar
+            fraction={active ? progress.fraction : lastIteration / r.params.maxIterations}
+            label={active && progress.phase ? `Run ${progress.phase}` : 'Iterations'}
+          />
         </div>
         <div className="stat-grid">
-          <StatCard label="Inertia" value={formatInertia(reports.at(-1)?.inertia ?? r.inertia)} />
+          <StatCard label="Inertia" value={formatInertia(lastInertia ?? r.inertia)} />
           <StatCard label="Mean iteration" value={meanMs === null ? '—' : `${meanMs.toFixed(1)} ms`} />
           <StatCard label="Duration" value={formatDuration(runDurationSeconds(r, now))} />
           <StatCard
             label="Reassigned (last)"
-            value={formatCount(reports.at(-1)?.reassigned)}
+            value={formatCount(live.reassigned.at(live.count - 1))}
             hint={
-              reports.at(-1)?.distanceFraction !== undefined
-                ? `distance fraction ${reports.at(-1)?.distanceFraction?.toFixed(3)}`
+              lastFraction !== undefined && !Number.isNaN(lastFraction)
+                ? `distance fraction ${lastFraction.toFixed(3)}`
                 : undefined
             }
           />
@@ -103,52 +121,47 @@ export function RunDetailPage(props: { id: string }) {
         <div className="card-header">
           <h2>Stage times per iteration</h2>
           <span className="card-subtitle">
-            critical path (slowest worker) per stage · click a bar to inspect it
+            critical path (slowest worker) per stage · hover a bar for bytes and the slowest worker
           </span>
         </div>
-        {reports.length === 0 ? (
+        {live.count === 0 ? (
           <div className="empty">No iteration finished yet.</div>
         ) : (
-          <RunStageChart series={series} onSelect={setSelected} />
+          <RunStageChart live={live} version={heavyVersion} />
         )}
       </section>
       <section className="card" aria-label="Convergence">
         <div className="card-header">
           <h2>Convergence</h2>
           <span className="card-subtitle">
-            inertia{series.hasDistanceFraction ? ' and distance fraction (distances evaluated ÷ n·k)' : ''}
+            inertia{live.hasDistanceFraction ? ' and distance fraction (distances evaluated ÷ n·k)' : ''}
           </span>
         </div>
-        {reports.length === 0 ? (
+        {live.count === 0 ? (
           <div className="empty">No iteration finished yet.</div>
         ) : (
-          <RunInertiaChart series={series} />
+          <RunInertiaChart live={live} version={heavyVersion} />
         )}
       </section>
-      {selectedReport && (
+      {lastReport && (
         <section className="card" aria-label="Workers">
           <div className="card-header">
-            <h2>Workers — iteration {selectedReport.iteration}</h2>
-            <div className="toolbar">
-              <label htmlFor="iteration-select" className="muted">
-                Iteration
-              </label>
-              <select
-                id="iteration-select"
-                value={selected === null ? 'last' : String(selectedIndex)}
-                onChange={(e) => setSelected(e.target.value === 'last' ? null : Number(e.target.value))}
-              >
-                <option value="last">last ({reports.at(-1)?.iteration})</option>
-                {iterationOptions}
-              </select>
-            </div>
+            <h2>Workers — iteration {lastReport.iteration}</h2>
+            <span className="card-subtitle">the last iteration; earlier ones: hover the stage chart</span>
           </div>
-          <WorkerTable report={selectedReport} />
+          <WorkerTable report={lastReport} />
           <p className="muted">
             ▲ marks the worker on the critical path of each stage. Bytes are sent bytes over all stages.
           </p>
         </section>
       )}
+      <section className="card" aria-label="Log">
+        <div className="card-header">
+          <h2>Log</h2>
+          <span className="card-subtitle num">{live.logs.length} lines</span>
+        </div>
+        <RunLogPanel lines={live.logs} count={live.logs.length} />
+      </section>
     </div>
   )
 }
@@ -164,6 +177,7 @@ function Breadcrumb() {
 function RunHeader(props: { run: Run }) {
   const r = props.run
   const cancel = useCancelRun()
+  const resume = useResumeRun()
   const datasets = useDatasets()
   const dataset = datasets.data?.find((d) => d.id === r.datasetId)
   return (
@@ -177,16 +191,29 @@ function RunHeader(props: { run: Run }) {
           created {formatDateTime(r.createdAt)}
         </p>
       </div>
-      {isRunActive(r) && (
-        <button
-          type="button"
-          className="btn btn-danger-outline"
-          disabled={cancel.isPending}
-          onClick={() => cancel.mutate(r.id)}
-        >
-          {cancel.isPending ? 'Cancelling…' : 'Cancel run'}
-        </button>
-      )}
+      <div className="run-actions">
+        {isRunActive(r) && (
+          <button
+            type="button"
+            className="btn btn-danger-outline"
+            disabled={cancel.isPending}
+            onClick={() => cancel.mutate(r.id)}
+          >
+            {cancel.isPending ? 'Cancelling…' : 'Cancel run'}
+          </button>
+        )}
+        {isRunResumable(r) && (
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={resume.isPending}
+            title={`Continue from the checkpoint of iteration ${r.checkpointIteration}`}
+            onClick={() => resume.mutate(r.id)}
+          >
+            {resume.isPending ? 'Resuming…' : `Resume from iteration ${r.checkpointIteration}`}
+          </button>
+        )}
+      </div>
     </header>
   )
 }

@@ -5,8 +5,15 @@ import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatDateTime, formatDuration } from '../../lib/format.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
 
-/** The runs table, newest first; a row opens the run page. */
-export function RunTable(props: { runs: Run[]; datasets: Dataset[] | undefined; now: number }) {
+/** The runs table, newest first; a row opens the run page, its checkbox selects it for comparison. */
+export function RunTable(props: {
+  runs: Run[]
+  datasets: Dataset[] | undefined
+  now: number
+  /** Runs ticked for comparison. */
+  selected: ReadonlySet<string>
+  onToggle: (id: string) => void
+}) {
   const [, navigate] = useLocation()
   if (props.runs.length === 0) {
     return (
@@ -22,6 +29,9 @@ export function RunTable(props: { runs: Run[]; datasets: Dataset[] | undefined; 
       <table className="table table-clickable">
         <thead>
           <tr>
+            <th className="cell-select">
+              <span className="sr-only">Compare</span>
+            </th>
             <th>Run</th>
             <th>Status</th>
             <th>Dataset</th>
@@ -34,7 +44,21 @@ export function RunTable(props: { runs: Run[]; datasets: Dataset[] | undefined; 
         </thead>
         <tbody>
           {props.runs.map((r) => (
-            <tr key={r.id} data-run-id={r.id} onClick={() => navigate(`/runs/${r.id}`)}>
+            <tr
+              key={r.id}
+              data-run-id={r.id}
+              className={props.selected.has(r.id) ? 'row-highlight' : undefined}
+              onClick={() => navigate(`/runs/${r.id}`)}
+            >
+              <td className="cell-select">
+                <input
+                  type="checkbox"
+                  onClick={(e) => e.stopPropagation()}
+                  aria-label={`Compare run ${r.id.slice(0, 8)}`}
+                  checked={props.selected.has(r.id)}
+                  onChange={() => props.onToggle(r.id)}
+                />
+              </td>
               <td className="cell-name num">
                 <Link href={`/runs/${r.id}`} onClick={(e) => e.stopPropagation()}>
                   {r.id.slice(0, 8)}

@@ -1,4 +1,5 @@
 import { type IterationReport, stageNames } from '@codebook/shared'
+import { memo } from 'react'
 import { formatBytes, formatCount } from '../../lib/format.ts'
 import { criticalWorkers } from '../../runs/run-events.ts'
 import { formatInertia } from './run-format.ts'
@@ -7,7 +8,7 @@ import { formatInertia } from './run-format.ts'
  * Per-worker detail of one iteration: time per stage (the worker on the critical path of each stage
  * is marked), and bytes sent within the rack and across racks over all stages.
  */
-export function WorkerTable(props: { report: IterationReport }) {
+export const WorkerTable = memo(function WorkerTable(props: { report: IterationReport }) {
   const { report } = props
   const critical = criticalWorkers(report)
   return (
@@ -68,4 +69,4 @@ export function WorkerTable(props: { report: IterationReport }) {
       </table>
     </div>
   )
-}
+})
