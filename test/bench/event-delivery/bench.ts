@@ -98,10 +98,10 @@ const io2 = new Server(server.app.server, { path: PATH, serveClient: false })
 const { attachRunSocket } = await importServerSource<{
   attachRunSocket(
     io: Server,
-    readBacklog: (runId: string, after: number) => Promise<RunEvent[]>,
+    readBacklog: (runId: string, after: number, limit: number) => Promise<RunEvent[]>,
   ): { publish(runId: string, event: RunEvent): void }
 }>('runs/run-socket.ts')
-const { publish } = attachRunSocket(io2, (runId, after) => server.app.runs.events(runId, after))
+const { publish } = attachRunSocket(io2, (runId, after, limit) => server.app.runs.events(runId, after, limit))
 const child = fork(new URL('./clients.ts', import.meta.url))
 try {
   const payload = syntheticIteration(1, Number(args.workers), 3)

@@ -1,6 +1,9 @@
 import { type RunEvent, RunJoin, type RunSocketEvent } from '@codebook/shared'
 import type { Server, Socket } from 'socket.io'
 
+/** Events read from the database per backlog query. */
+const BACKLOG_PAGE = 1000
+
 /** Room of a run's live events. */
 export function runRoom(runId: string): string {
   return `run:${runId}`
@@ -41,7 +44,7 @@ export type RunJoinAck = { ok: true; lastSeq: number } | { ok: false; code: stri
  */
 export function attachRunSocket(
   io: Server,
-  readBacklog: (runId: string, after: number) => Promise<RunEvent[]>,
+  readBacklog: (runId: string, after: number, limit: number) => Promise<RunEvent[]>,
 ): { publish(runId: string, event: RunEvent): void } {
   io.on('connection', (socket) => {
     socket.on('run:join', async (payload: unknown, ack?: (reply: RunJoinAck) => void) => {
@@ -56,7 +59,12 @@ export function attachRunSocket(
       deliveries(socket).set(runId, d)
       await socket.join(runRoom(runId))
       try {
-        for (const event of await readBacklog(runId, lastSeq)) send(socket, runId, d, event)
+        // Page through the backlog: a long run's log is too large to hold (×50 clients) at once.
+        for (;;) {
+          const page = await readBacklog(runId, d.sent, BACKLOG_PAGE)
+          for (const event of page) send(socket, runId, d, event)
+          if (page.length < BACKLOG_PAGE) break
+        }
       } catch (err) {
         deliveries(socket).delete(runId)
         await socket.leave(runRoom(runId))

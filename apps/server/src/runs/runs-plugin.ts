@@ -23,7 +23,7 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
   const repo = createRunRepo(app.db)
   // The socket side needs the service's backlog reader and the service needs the socket's publisher.
   let readBacklog: RunService['events'] = async () => []
-  const socket = attachRunSocket(app.io, (runId, after) => readBacklog(runId, after))
+  const socket = attachRunSocket(app.io, (runId, after, limit) => readBacklog(runId, after, limit))
   const service = createRunService({
     repo,
     getDataset: (id) => app.datasets.get(id),
@@ -40,7 +40,7 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
     maxWorkersPerRun: options.maxWorkersPerRun,
     maxQueuedRuns: options.maxQueuedRuns,
   })
-  readBacklog = (runId, after) => service.events(runId, after)
+  readBacklog = (runId, after, limit) => service.events(runId, after, limit)
   app.decorate('runs', service)
   await service.start()
 
