@@ -1,38 +1,10 @@
-import { type IterationReport, stageNames } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { criticalWorkers, iterationMs } from './run-events.ts'
+import { syntheticReport } from './test-support/synthetic-report.ts'
 
-function stage(ms: number) {
-  return { ms, bytes: ms * 10, intraRackBytes: ms * 10, crossRackBytes: 0 }
-}
-
-function workerStage(ms: number) {
-  return { ms, bytesSent: 1, bytesReceived: 1, intraRackBytes: 1, crossRackBytes: 0 }
-}
-
-// One report whose five stages take `stageMs` each; workers' map times given per rank.
-function report(iteration: number, stageMs: number, workerMapMs: number[] = [1]): IterationReport {
-  const stages = Object.fromEntries(stageNames.map((s) => [s, stage(stageMs)])) as IterationReport['stages']
-  return {
-    iteration,
-    stages,
-    inertia: 100 / iteration,
-    reassigned: 0,
-    emptyClustersSplit: 0,
-    encoding: { sparseMessages: 0, denseMessages: 0 },
-    restarts: 0,
-    workers: workerMapMs.map((m, rank) => ({
-      rank,
-      rack: 'rack-0',
-      points: 10,
-      inertia: 1,
-      reassigned: 0,
-      stages: Object.fromEntries(
-        stageNames.map((s) => [s, workerStage(s === 'map' ? m : rank)]),
-      ) as IterationReport['workers'][number]['stages'],
-    })),
-  }
-}
+// Stages other than map take `rank` ms at each worker, so the highest rank is their critical path.
+const report = (iteration: number, stageMs: number, workerMapMs?: number[]) =>
+  syntheticReport(iteration, stageMs, workerMapMs, (rank) => rank)
 
 describe('criticalWorkers', () => {
   it('names the slowest worker of each stage, lowest rank on ties', () => {

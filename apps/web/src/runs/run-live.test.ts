@@ -1,39 +1,11 @@
-import { type IterationReport, type RunEvent, stageNames } from '@codebook/shared'
+import { type RunEvent, stageNames } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { criticalWorkers } from './run-events.ts'
 import { criticalRanks, GrowableColumn, progressView, RunLive } from './run-live.ts'
+import { syntheticReport } from './test-support/synthetic-report.ts'
 
-function stage(ms: number) {
-  return { ms, bytes: ms * 10, intraRackBytes: ms * 10, crossRackBytes: 0 }
-}
-
-function workerStage(ms: number) {
-  return { ms, bytesSent: 1, bytesReceived: 1, intraRackBytes: 1, crossRackBytes: 0 }
-}
-
-// One report whose five stages take `stageMs` each; workers' map times given per rank.
-function report(iteration: number, stageMs: number, workerMapMs: number[] = [1]): IterationReport {
-  const stages = Object.fromEntries(stageNames.map((s) => [s, stage(stageMs)])) as IterationReport['stages']
-  return {
-    iteration,
-    stages,
-    inertia: 100 / iteration,
-    reassigned: 0,
-    emptyClustersSplit: 0,
-    encoding: { sparseMessages: 0, denseMessages: 0 },
-    restarts: 0,
-    workers: workerMapMs.map((m, rank) => ({
-      rank,
-      rack: 'rack-0',
-      points: 10,
-      inertia: 1,
-      reassigned: 0,
-      stages: Object.fromEntries(
-        stageNames.map((s) => [s, workerStage(s === 'map' ? m : 0)]),
-      ) as IterationReport['workers'][number]['stages'],
-    })),
-  }
-}
+const report = (iteration: number, stageMs: number, workerMapMs?: number[]) =>
+  syntheticReport(iteration, stageMs, workerMapMs)
 
 function iterationEvent(seq: number, iteration: number, stageMs = 1, workerMapMs?: number[]): RunEvent {
   return { seq, type: 'iteration', data: report(iteration, stageMs, workerMapMs) }
