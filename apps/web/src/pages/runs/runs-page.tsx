@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
 import { isRunActive, useDatasets, useRuns } from '../../api/queries.ts'
+import { Pager, pageOf } from '../../components/pager.tsx'
 import { compareHref } from '../../runs/run-compare.ts'
 import { NewRunForm } from './new-run-form.tsx'
 import { RunTable } from './run-table.tsx'
@@ -11,6 +12,8 @@ export function RunsPage() {
   const runs = useRuns()
   const datasets = useDatasets()
   const now = useNow(runs.data?.some(isRunActive) ?? false)
+  const [page, setPage] = useState(0)
+  const shown = pageOf(runs.data ?? [], page)
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set())
   const toggle = (id: string) =>
     setSelected((s) => {
@@ -49,7 +52,7 @@ export function RunsPage() {
           <div className="loading">Loading runs…</div>
         ) : runs.data ? (
           <RunTable
-            runs={runs.data}
+            runs={shown.rows}
             datasets={datasets.data}
             now={now}
             selected={selected}
@@ -58,6 +61,7 @@ export function RunsPage() {
         ) : (
           <div className="empty">Could not load runs.</div>
         )}
+        <Pager page={shown.page} pages={shown.pages} onPage={setPage} />
       </section>
     </div>
   )
