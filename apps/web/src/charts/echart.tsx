@@ -1,22 +1,13 @@
 import type { EChartsCoreOption } from 'echarts/core'
-import { useEffect, useRef } from 'react'
+import { type RefObject, useEffect, useRef } from 'react'
 import { echarts } from './echarts.ts'
 
 /**
- * A canvas ECharts instance bound to a div: created on mount, given `option` whenever it changes,
- * resized with its box, disposed on unmount. `notMerge: false` merges a new option into the old
- * one (cheap for live charts whose series only grow); `onClick` receives a clicked item's data index.
+ * A canvas ECharts instance bound to the div of `ref`: created on mount, resized with its box,
+ * disposed on unmount. Returns the ref holding the instance (null before mount and after).
  */
-export function EChart(props: {
-  option: EChartsCoreOption
-  height: number
-  label: string
-  notMerge?: boolean
-  onClick?: (dataIndex: number) => void
-}) {
-  const ref = useRef<HTMLDivElement>(null)
+export function useEChartInstance(ref: RefObject<HTMLDivElement | null>): RefObject<echarts.ECharts | null> {
   const chartRef = useRef<echarts.ECharts | null>(null)
-
   useEffect(() => {
     const el = ref.current
     if (!el) return
@@ -29,14 +20,15 @@ export function EChart(props: {
       chart.dispose()
       chartRef.current = null
     }
-  }, [])
+  }, [ref])
+  return chartRef
+}
 
-  const notMerge = props.notMerge ?? true
-  useEffect(() => {
-    chartRef.current?.setOption(props.option, { notMerge })
-  }, [props.option, notMerge])
-
-  const onClick = props.onClick
+/** Calls `onClick` with the data index of a clicked chart item. */
+export function useEChartClick(
+  chartRef: RefObject<echarts.ECharts | null>,
+  onClick: ((dataIndex: number) => void) | undefined,
+): void {
   useEffect(() => {
     const chart = chartRef.current
     if (!chart || !onClick) return
@@ -47,7 +39,29 @@ export function EChart(props: {
     return () => {
       chart.off('click', handler)
     }
-  }, [onClick])
+  }, [chartRef, onClick])
+}
+
+/**
+ * A chart given `option` whenever it changes. `notMerge: false` merges a new option into the old
+ * one (cheap for live charts whose series only grow); `onClick` receives a clicked item's data index.
+ */
+export function EChart(props: {
+  option: EChartsCoreOption
+  height: number
+  label: string
+  notMerge?: boolean
+  onClick?: (dataIndex: number) => void
+}) {
+  const ref = useRef<HTMLDivElement>(null)
+  const chartRef = useEChartInstance(ref)
+
+  const notMerge = props.notMerge ?? true
+  useEffect(() => {
+    chartRef.current?.setOption(props.option, { notMerge })
+  }, [chartRef, props.option, notMerge])
+
+  useEChartClick(chartRef, props.onClick)
 
   return (
     <div ref={ref} className="chart" style={{ height: props.height }} role="img" aria-label={props.label} />

@@ -1,6 +1,6 @@
 import type { EChartsCoreOption } from 'echarts/core'
 import { useEffect, useRef } from 'react'
-import { echarts } from './echarts.ts'
+import { useEChartClick, useEChartInstance } from './echart.tsx'
 
 /**
  * A canvas ECharts instance for live data. `base` (axes, legend, tooltip, series styles) is set
@@ -19,47 +19,22 @@ export function RunEChart(props: {
   onClick?: (dataIndex: number) => void
 }) {
   const ref = useRef<HTMLDivElement>(null)
-  const chartRef = useRef<echarts.ECharts | null>(null)
+  const chartRef = useEChartInstance(ref)
   const dataRef = useRef(props.data)
   dataRef.current = props.data
-
-  useEffect(() => {
-    const el = ref.current
-    if (!el) return
-    const chart = echarts.init(el, null, { renderer: 'canvas' })
-    chartRef.current = chart
-    const observer = new ResizeObserver(() => chart.resize())
-    observer.observe(el)
-    return () => {
-      observer.disconnect()
-      chart.dispose()
-      chartRef.current = null
-    }
-  }, [])
 
   useEffect(() => {
     const chart = chartRef.current
     if (!chart) return
     chart.setOption(props.base, { notMerge: true })
     chart.setOption(dataRef.current)
-  }, [props.base])
+  }, [chartRef, props.base])
 
   useEffect(() => {
     chartRef.current?.setOption(props.data)
-  }, [props.data])
+  }, [chartRef, props.data])
 
-  const onClick = props.onClick
-  useEffect(() => {
-    const chart = chartRef.current
-    if (!chart || !onClick) return
-    const handler = (params: { dataIndex?: number }) => {
-      if (typeof params.dataIndex === 'number') onClick(params.dataIndex)
-    }
-    chart.on('click', handler)
-    return () => {
-      chart.off('click', handler)
-    }
-  }, [onClick])
+  useEChartClick(chartRef, props.onClick)
 
   return (
     <div ref={ref} className="chart" style={{ height: props.height }} role="img" aria-label={props.label} />
