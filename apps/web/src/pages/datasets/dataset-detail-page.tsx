@@ -1,8 +1,9 @@
 import type { Dataset, DatasetPreview } from '@codebook/shared'
-import { Link, useLocation } from 'wouter'
+import { useLocation } from 'wouter'
 import { useDataset, useDatasetPreview, useDeleteDataset } from '../../api/queries.ts'
 import { DimensionRangeChart } from '../../charts/dimension-range-chart.tsx'
 import { NormHistogramChart } from '../../charts/norm-histogram-chart.tsx'
+import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatCard } from '../../components/stat-card.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
@@ -26,11 +27,7 @@ export function DatasetDetailPage(props: { id: string }) {
 
   return (
     <div className="page">
-      <nav className="breadcrumb" aria-label="Breadcrumb">
-        <Link href="/datasets">Datasets</Link>
-        <span aria-hidden="true">/</span>
-        <span>{d?.name ?? props.id}</span>
-      </nav>
+      <Breadcrumb href="/datasets" label="Datasets" current={d?.name ?? props.id} />
       {!d ? (
         <div className="card">
           <div className={dataset.isPending ? 'loading' : 'empty'}>

@@ -9,6 +9,7 @@ import {
   useEvaluation,
 } from '../../api/evaluation-queries.ts'
 import { EChart } from '../../charts/echart.tsx'
+import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { accuracyChartOption, formatAccuracy, perClassChartOption } from '../../evaluations/accuracy-chart.ts'
@@ -32,7 +33,7 @@ export function EvaluationDetailPage(props: { id: string }) {
   if (!e) {
     return (
       <div className="page">
-        <Breadcrumb />
+        <Breadcrumb href="/evaluations" label="Evaluation" />
         <div className="card">
           {evaluation.isPending ? (
             <div className="loading">Loading evaluation…</div>
@@ -48,7 +49,7 @@ export function EvaluationDetailPage(props: { id: string }) {
   }
   return (
     <div className="page">
-      <Breadcrumb />
+      <Breadcrumb href="/evaluations" label="Evaluation" />
       <EvaluationHeader evaluation={e} />
       {e.error && (
         <div className="notice notice-error" role="alert">
@@ -61,14 +62,6 @@ export function EvaluationDetailPage(props: { id: string }) {
       <AccuracyCard evaluation={e} />
       <PerKSection evaluation={e} />
     </div>
-  )
-}
-
-function Breadcrumb() {
-  return (
-    <nav className="breadcrumb" aria-label="Breadcrumb">
-      <Link href="/evaluations">Evaluation</Link>
-    </nav>
   )
 }
 

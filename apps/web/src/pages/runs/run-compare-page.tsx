@@ -5,6 +5,7 @@ import { Link, useSearch } from 'wouter'
 import { getRun, listRunEvents } from '../../api/client.ts'
 import { isRunActive, queryKeys } from '../../api/queries.ts'
 import { type CompareCurve, compareColors, RunCompareChart } from '../../charts/run-compare-chart.tsx'
+import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatCount } from '../../lib/format.ts'
 import { compareLabel, parseCompareIds } from '../../runs/run-compare.ts'
@@ -77,9 +78,7 @@ export function RunComparePage() {
 
   return (
     <div className="page">
-      <nav className="breadcrumb" aria-label="Breadcrumb">
-        <Link href="/runs">Runs</Link>
-      </nav>
+      <Breadcrumb href="/runs" label="Runs" />
       <header className="page-header">
         <div>
           <h1>Compare runs</h1>

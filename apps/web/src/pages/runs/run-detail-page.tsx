@@ -4,6 +4,7 @@ import { Link } from 'wouter'
 import { isRunActive, useCancelRun, useDatasets, useRun } from '../../api/queries.ts'
 import { RunInertiaChart } from '../../charts/run-inertia-chart.tsx'
 import { RunStageChart } from '../../charts/run-stage-chart.tsx'
+import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatCard } from '../../components/stat-card.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
@@ -44,7 +45,7 @@ export function RunDetailPage(props: { id: string }) {
   if (!r) {
     return (
       <div className="page">
-        <Breadcrumb />
+        <Breadcrumb href="/runs" label="Runs" />
         <div className="card">
           {run.isPending ? (
             <div className="loading">Loading run…</div>
@@ -64,7 +65,7 @@ export function RunDetailPage(props: { id: string }) {
 
   return (
     <div className="page">
-      <Breadcrumb />
+      <Breadcrumb href="/runs" label="Runs" />
       <RunHeader run={r} />
       {r.error && (
         <div className="card empty">
@@ -163,14 +164,6 @@ export function RunDetailPage(props: { id: string }) {
         <RunLogPanel lines={live.logs} count={live.logs.length} />
       </section>
     </div>
-  )
-}
-
-function Breadcrumb() {
-  return (
-    <nav className="breadcrumb" aria-label="Breadcrumb">
-      <Link href="/runs">Runs</Link>
-    </nav>
   )
 }
 
