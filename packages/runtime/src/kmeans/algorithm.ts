@@ -18,20 +18,15 @@ export const kmeansAlgorithmChoices: readonly KmeansAlgorithmChoice[] = [
 export const AUTO_HAMERLY_MIN_K = 64
 
 /**
- * Resolves `auto` for k centroids and at most `pointsPerWorker` vectors in one worker:
+ * Resolves `auto` for k centroids (Hamerly's memory is O(n) whatever k):
  * - k < 64: `lloyd` (one dense pass is cheap; bounds would prune little and cost TS passes);
  * - otherwise `hamerly` (O(n) bounds; with a dense kernel its moved-set iterations re-measure
  *   the most-drifted centroids densely). Measured on clustered data (blobs, d = 128, 2 threads,
  *   CPU time of 10–12 assignments): k = 1,000, n = 100k: hamerly 4.2 s, yinyang 8.1–9.2 s,
  *   lloyd 7.1 s; k = 2,500, n = 50k: hamerly 3.6 s, yinyang 9.8 s, lloyd 6.8 s.
- * `pointsPerWorker` is kept for callers; Hamerly's memory is O(n) whatever k.
  * Any other choice is returned as is.
  */
-export function chooseAlgorithm(
-  choice: KmeansAlgorithmChoice,
-  k: number,
-  _pointsPerWorker: number,
-): KmeansAlgorithm {
+export function chooseAlgorithm(choice: KmeansAlgorithmChoice, k: number): KmeansAlgorithm {
   if (!(kmeansAlgorithmChoices as readonly string[]).includes(choice))
     throw new UsageError(
       'KMEANS_BAD_ALGORITHM',

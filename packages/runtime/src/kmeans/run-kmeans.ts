@@ -105,9 +105,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
   const rows = blockBounds(n, p)
   const slots = Math.max(1, opts.slots)
   const ranks = Array.from({ length: p }, (_, i) => i)
-  let widest = 0
-  for (let r = 0; r < p; r++) widest = Math.max(widest, rows[r + 1]! - rows[r]!)
-  const algorithm = chooseAlgorithm(opts.algorithm ?? 'lloyd', k, widest)
+  const algorithm = chooseAlgorithm(opts.algorithm ?? 'lloyd', k)
   const encoding = opts.encoding ?? 'float32'
   // Each of the p − 1 receivers gets the whole (encoded) centroid message once, whatever the broadcast algorithm.
   const broadcastBytesSaved = (p - 1) * (encodedBytes(k, d, 'float32') - encodedBytes(k, d, encoding))
