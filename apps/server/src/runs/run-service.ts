@@ -178,21 +178,22 @@ export function createRunService(deps: RunServiceDeps): RunService {
     return next
   }
 
-  /** The topology a run names, checked to have a node per worker. */
-  async function runTopology(params: RunParams): Promise<{ topology: Topology; version: number } | null> {
+  /**
+   * The topology version a run names and the rack of each worker (worker i = the i-th node).
+   * @throws UsageError TOPOLOGY_TOO_SMALL (400) when it has fewer nodes than workers.
+   */
+  async function runPlacement(params: RunParams): Promise<{ version: number; racks: string[] } | null> {
     if (params.topologyId === undefined) return null
     if (deps.getTopology === undefined)
       throw new ApiError(400, 'TOPOLOGY_UNAVAILABLE', 'this server has no topology store')
     const found = await deps.getTopology(params.topologyId, params.topologyVersion)
-    // Throws TOPOLOGY_TOO_SMALL (a UsageError → 400) when there are fewer nodes than workers.
-    workerRacks(found.topology, params.workers)
-    return found
+    return { version: found.version, racks: workerRacks(found.topology, params.workers) }
   }
 
   /** The params as stored: a named topology pinned to the version it had at launch. */
   async function withTopologyVersion(params: RunParams): Promise<RunParams> {
-    const found = await runTopology(params)
-    return found === null ? params : { ...params, topologyVersion: found.version }
+    const placed = await runPlacement(params)
+    return placed === null ? params : { ...params, topologyVersion: placed.version }
   }
 
   /** A `log` event: what the run is doing, for the run page's log panel. */
@@ -319,15 +320,14 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (signal.aborted) child.kill('SIGKILL')
       return child
     }
-    const placed = await runTopology(p)
-    const racks = placed === null ? undefined : workerRacks(placed.topology, p.workers)
-    if (placed !== null && racks !== undefined)
+    const placed = await runPlacement(p)
+    if (placed !== null)
       await say(
         run.id,
         'info',
-        `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(racks)].join(', ')}.`,
+        `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(placed.racks)].join(', ')}.`,
       )
-    const pool = await WorkerPool.start({ workers: p.workers, spawn, racks })
+    const pool = await WorkerPool.start({ workers: p.workers, spawn, racks: placed?.racks })
     await say(
       run.id,
       'info',
