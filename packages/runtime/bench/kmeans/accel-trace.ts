@@ -1,7 +1,7 @@
 /**
  * Traces an accelerated assignment state in one process on .npy data and init: per iteration the
- * assignment ms, update ms, distance fraction, changed labels and inertia (Lloyd update, float64
- * sums). A development tool for tuning the bounds; the benchmark of record is `codebook bench kmeans`.
+ * assignment ms, update ms, distance fraction, changed labels and inertia (Lloyd update from the
+ * cluster sums a map task keeps). A development tool for tuning the bounds; the benchmark of record is `codebook bench kmeans`.
  *
  *   npx tsx bench/kmeans/accel-trace.ts --data points.npy --init init.npy --algorithm yinyang --iterations 12
  */
@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util'
 import { openNpy } from '../../src/formats/index.ts'
 import type { AccelState } from '../../src/kmeans/accel/accel-state.ts'
 import { createHamerlyState } from '../../src/kmeans/accel/hamerly.ts'
-import { accumulatePartialSums } from '../../src/kmeans/accel/partial-sums.ts'
 import { createYinyangState } from '../../src/kmeans/accel/yinyang.ts'
+import { createClusterSums } from '../../src/kmeans/cluster-sums.ts'
 import { createOrtKernel } from '../../src/kmeans/kernels/ort-kernel.ts'
 
 const { values } = parseArgs({
@@ -38,6 +38,7 @@ let state: AccelState | null = null
 if (values.algorithm === 'hamerly') state = createHamerlyState(points, n, d, { dense, ...extra })
 else if (values.algorithm === 'yinyang') state = createYinyangState(points, n, d, { dense, ...extra })
 let centroids = init.slice()
+const clusterSums = createClusterSums(points, d)
 let total = 0
 let totalCpu = 0
 for (let it = 1; it <= Number(values.iterations); it++) {
@@ -48,14 +49,14 @@ for (let it = 1; it <= Number(values.iterations); it++) {
     : { ...(await dense.assign(points, centroids, d)), distancesEvaluated: n * k, changed: -1 }
   const t1 = performance.now()
   const cpu1 = process.cpuUsage(cpu0)
-  const { sums, counts } = accumulatePartialSums(points, a.labels, d, k)
+  clusterSums.update(a.labels, k)
+  const inertia = clusterSums.inertia(centroids)
+  const { sums, counts } = clusterSums.partials
   const next = centroids.slice()
   for (let j = 0; j < k; j++)
     if (counts[j] > 0) for (let t = 0; t < d; t++) next[j * d + t] = sums[j * d + t] / counts[j]
   centroids = next
   const t2 = performance.now()
-  let inertia = 0
-  for (let i = 0; i < n; i++) inertia += a.distancesSq[i]
   total += t2 - t0
   totalCpu += (cpu1.user + cpu1.system) / 1000
   console.log(

@@ -12,32 +12,28 @@
 import { parseArgs } from 'node:util'
 import type { AccelState } from '../../src/kmeans/accel/accel-state.ts'
 import { createHamerlyState } from '../../src/kmeans/accel/hamerly.ts'
-import { accumulatePartialSums } from '../../src/kmeans/accel/partial-sums.ts'
 import { createYinyangState } from '../../src/kmeans/accel/yinyang.ts'
 import { benchData } from '../../src/kmeans/bench-data.ts'
+import { type ClusterSums, createClusterSums } from '../../src/kmeans/cluster-sums.ts'
 import { createOrtKernel } from '../../src/kmeans/kernels/ort-kernel.ts'
 import { assignReference } from '../../src/kmeans/kernels/reference-kernel.ts'
 
+/** The Lloyd update as a map task does it: cluster sums kept across iterations, float64 means (an empty cluster keeps its centroid). */
 function update(
-  points: Float32Array,
+  sums: ClusterSums,
   labels: Int32Array,
   previous: Float32Array,
   d: number,
   k: number,
 ): Float32Array {
-  const { sums, counts } = accumulatePartialSums(points, labels, d, k)
+  sums.update(labels, k)
+  const { sums: s, counts } = sums.partials
   const next = previous.slice()
   for (let j = 0; j < k; j++) {
     if (counts[j] === 0) continue
-    for (let t = 0; t < d; t++) next[j * d + t] = sums[j * d + t] / counts[j]
+    for (let t = 0; t < d; t++) next[j * d + t] = s[j * d + t] / counts[j]
   }
   return next
-}
-
-function inertia(distancesSq: Float32Array): number {
-  let s = 0
-  for (const v of distancesSq) s += v
-  return s
 }
 
 function mean(values: number[]): number {
@@ -109,17 +105,19 @@ async function main(): Promise<void> {
 
   if (algos.has('lloyd')) {
     let centroids = init
+    const sums = createClusterSums(points, d)
     const perIteration: number[] = []
     const assignMs: number[] = []
     let last = 0
     for (let it = 0; it < iters; it++) {
       const t0 = performance.now()
-      const { labels, distancesSq } = await kernel.assign(points, centroids, d)
+      const { labels } = await kernel.assign(points, centroids, d)
       const t1 = performance.now()
-      centroids = update(points, labels, centroids, d, k)
+      const next = update(sums, labels, centroids, d, k)
+      last = sums.inertia(centroids)
+      centroids = next
       perIteration.push(performance.now() - t0)
       assignMs.push(t1 - t0)
-      last = inertia(distancesSq)
     }
     report.lloydOrt = {
       msPerIteration: Math.round(mean(perIteration)),
@@ -137,6 +135,7 @@ async function main(): Promise<void> {
   for (const [name, make] of accelerated) {
     if (!algos.has(name)) continue
     const state = make()
+    const sums = createClusterSums(points, d)
     let centroids = init
     const perIteration: number[] = []
     const fractions: number[] = []
@@ -144,10 +143,11 @@ async function main(): Promise<void> {
     for (let it = 0; it < iters; it++) {
       const t0 = performance.now()
       const result = await state.assign(centroids, k)
-      centroids = update(points, result.labels, centroids, d, k)
+      const next = update(sums, result.labels, centroids, d, k)
+      last = sums.inertia(centroids)
+      centroids = next
       perIteration.push(performance.now() - t0)
       fractions.push(result.distancesEvaluated / (n * k))
-      last = inertia(result.distancesSq)
     }
     report[name] = {
       msPerIteration: Math.round(mean(perIteration)),

@@ -3,7 +3,7 @@ import type { StageName } from '@codebook/shared'
 import { type BroadcastAlgorithm, broadcast } from '../collectives/broadcast/index.ts'
 import type { Group } from '../collectives/group.ts'
 import { blockBounds } from '../collectives/group.ts'
-import { createPartials, type Partials } from '../collectives/regroup/partials.ts'
+import type { Partials } from '../collectives/regroup/partials.ts'
 import { type AggregationMode, combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
 import { openNpy } from '../formats/index.ts'
@@ -12,9 +12,9 @@ import type { ByteTotals } from '../transport/byte-counters.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
 import type { AccelState } from './accel/accel-state.ts'
 import { createHamerlyState } from './accel/hamerly.ts'
-import { accumulatePartialSums } from './accel/partial-sums.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
+import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
 import { type CentroidEncoding, decodeCentroids } from './encoding/centroid-encoding.ts'
 import { type KernelFactory, kernelFactory as namedKernel } from './kernel-registry.ts'
 import type { AssignKernel, DistanceMatrixKernel } from './kernels/assign-kernel.ts'
@@ -79,7 +79,8 @@ export interface IterateResult {
 
 interface MapTask {
   points: Float32Array
-  labels: Int32Array
+  /** The task's cluster sums and the labels they follow, kept across iterations. */
+  sums: ClusterSums
   kernel: AssignKernel
   /** Bounds state of Hamerly / Yinyang, kept across iterations; null for Lloyd. */
   accel: AccelState | null
@@ -110,7 +111,7 @@ function createAccelState(
 
 /**
  * A worker's K-means state: its partition split into `slots` map tasks, loaded once and kept in
- * memory across iterations (with each task's previous labels, to count reassignments).
+ * memory across iterations (with each task's cluster sums and the labels they follow).
  */
 export class KmeansWorkerState {
   private tasks: MapTask[] = []
@@ -154,7 +155,7 @@ export class KmeansWorkerState {
       const kernel = await factory({ threads })
       this.tasks.push({
         points: pts,
-        labels: new Int32Array(b[t + 1]! - b[t]!).fill(-1),
+        sums: createClusterSums(pts, req.d),
         kernel,
         accel: createAccelState(req.algorithm ?? 'lloyd', pts, req.d, kernel),
       })
@@ -205,34 +206,26 @@ export class KmeansWorkerState {
     let points = 0
     let distancesEvaluated = 0
     // The map tasks are started together (a kernel whose native call is truly asynchronous would
-    // overlap; onnxruntime-node's does not); partial sums are then accumulated task by task, in a
-    // fixed order, so results do not depend on timing.
+    // overlap; onnxruntime-node's does not); their sums are then updated task by task, in a fixed
+    // order, so results do not depend on timing.
     // Accelerated states need k ≥ 2 (a second-nearest centroid); with one centroid Lloyd is trivial anyway.
     const assigned = await Promise.all(
       this.tasks.map(async (task) => {
         if (task.accel && k >= 2) {
           const a = await task.accel.assign(centroids, k)
           distancesEvaluated += a.distancesEvaluated
-          return a
+          return a.labels
         }
-        distancesEvaluated += task.labels.length * k
-        return task.kernel.assign(task.points, centroids, d)
+        distancesEvaluated += (task.points.length / d) * k
+        return (await task.kernel.assign(task.points, centroids, d)).labels
       }),
     )
     for (const [ti, task] of this.tasks.entries()) {
-      const part = createPartials(k, d)
-      const a = assigned[ti]!
-      const n = task.labels.length
-      points += n
-      for (let i = 0; i < n; i++) {
-        if (a.labels[i] !== task.labels[i]) reassigned++
-        inertia += a.distancesSq[i]!
-      }
-      // Same float64 sums in the same point order as a plain loop, with V8-friendly row views
-      // (~2.5× faster than indexing with offsets at d = 512).
-      accumulatePartialSums(task.points, a.labels, d, k, part)
-      task.labels = a.labels
-      partials.push(part)
+      points += task.points.length / d
+      reassigned += task.sums.update(assigned[ti]!, k)
+      // The inertia comes from the sums (O(k·d)): accelerated states skip most exact distances.
+      inertia += task.sums.inertia(centroids)
+      partials.push(task.sums.partials)
     }
     ms.map = this.now() - t
 

@@ -1,7 +1,13 @@
-import type { AssignResult, DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 
-/** One iteration's assignment by an accelerated (bounded) algorithm. */
-export interface AccelAssignResult extends AssignResult {
+/**
+ * One iteration's assignment by an accelerated (bounded) algorithm: the labels only. Skipping a
+ * point means not knowing its exact distance, so the inertia comes from the cluster sums
+ * (see `ClusterSums.inertia`).
+ */
+export interface AccelAssignResult {
+  /** labels[i] is the index of the centroid nearest to point i (ties to the lowest index). */
+  labels: Int32Array
   /**
    * Point–centroid distances evaluated this iteration (dense blocks count every entry). Divide
    * by n·k for the fraction reported per iteration.

@@ -39,8 +39,9 @@ export function maxRowNormSq(values: Float32Array, rows: number, d: number): num
 /**
  * Computes the rows of squared distances for the points listed in `indices` (all points when
  * null) and hands each to `visit`. With a dense kernel, rows come from BLAS blocks with their
- * error bound; without one, each row is computed exactly in TypeScript. Returns the number of
- * point–centroid distances evaluated.
+ * error bound; without one, each row is computed exactly in TypeScript. `pointNormsSq` (‖x‖² of
+ * every point, by index) saves recomputing them per call: an n·d loop in TypeScript costs about as
+ * much as the dense block itself. Returns the number of point–centroid distances evaluated.
  */
 export async function forEachDistanceRow(
   points: Float32Array,
@@ -51,6 +52,7 @@ export async function forEachDistanceRow(
   indices: Int32Array | null,
   dense: DistanceMatrixKernel | undefined,
   visit: DistanceRowVisitor,
+  pointNormsSq?: Float64Array,
 ): Promise<number> {
   const count = indices === null ? n : indices.length
   if (count === 0) return 0
@@ -70,10 +72,11 @@ export async function forEachDistanceRow(
     const end = Math.min(count, start + blockRows)
     const block = listedRows(points, d, indices, gather, start, end)
     const dist = await dense.distances(block, centroids, d)
-    const norms = rowNormsSq(block, end - start, d)
+    const blockNorms = pointNormsSq === undefined ? rowNormsSq(block, end - start, d) : null
     for (let r = start; r < end; r++) {
       const i = indices === null ? r : indices[r]
-      visit(i, dist, (r - start) * k, dense.distanceErrorBound(norms[r - start], maxCentroidNormSq, d))
+      const normSq = blockNorms === null ? (pointNormsSq as Float64Array)[i] : blockNorms[r - start]
+      visit(i, dist, (r - start) * k, dense.distanceErrorBound(normSq, maxCentroidNormSq, d))
     }
   }
   return count * k
@@ -93,8 +96,14 @@ function listedRows(
   end: number,
 ): Float32Array {
   if (indices === null || gather === null) return points.subarray(start * d, end * d)
-  for (let r = start; r < end; r++)
-    gather.set(points.subarray(indices[r] * d, indices[r] * d + d), (r - start) * d)
+  // Runs of consecutive indices are copied in one call (early iterations list most points).
+  let r = start
+  while (r < end) {
+    let e = r + 1
+    while (e < end && indices[e] === indices[e - 1] + 1) e++
+    gather.set(points.subarray(indices[r] * d, (indices[e - 1] + 1) * d), (r - start) * d)
+    r = e
+  }
   return gather.subarray(0, (end - start) * d)
 }
 
@@ -119,13 +128,14 @@ export function loosenLowerBound(bound: number, drift: number): number {
   return bound * (1 - BOUND_SLACK) - drift * (1 + BOUND_SLACK)
 }
 
-/** Receives a point's nearest centroid and the (approximate) squared distances to its nearest two. */
+/** Receives a point's nearest centroid, the (approximate) squared distances to its nearest two, and its ‖x‖². */
 export type NearestTwoVisitor = (
   i: number,
   label: number,
   nearestSq: number,
   secondSq: number,
   errorBound: number,
+  pointNormSq: number,
 ) => void
 
 // Rows gathered per nearestTwo call: the kernel blocks further inside; this bounds the copy.
@@ -133,7 +143,8 @@ const NEAREST_TWO_GATHER_ROWS = 16_384
 
 /**
  * The nearest two centroids of the listed points (all of `points` when null) through a kernel's `nearestTwo` (k ≥ 2),
- * with the kernel's error bound per point. Returns the number of distances evaluated (k per point).
+ * with the kernel's error bound per point (`pointNormsSq` as in {@link forEachDistanceRow}).
+ * Returns the number of distances evaluated (k per point).
  */
 export async function forEachNearestTwo(
   points: Float32Array,
@@ -143,6 +154,7 @@ export async function forEachNearestTwo(
   indices: Int32Array | null,
   dense: DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>,
   visit: NearestTwoVisitor,
+  pointNormsSq?: Float64Array,
 ): Promise<number> {
   const count = indices === null ? points.length / d : indices.length
   const maxCentroidNormSq = maxRowNormSq(centroids, k, d)
@@ -150,17 +162,22 @@ export async function forEachNearestTwo(
   for (let start = 0; start < count; start += NEAREST_TWO_GATHER_ROWS) {
     const end = Math.min(count, start + NEAREST_TWO_GATHER_ROWS)
     const block = listedRows(points, d, indices, gather, start, end)
-    const { labels, distancesSq } = await dense.nearestTwo(block, centroids, d)
-    const norms = rowNormsSq(block, end - start, d)
+    const got = await dense.nearestTwo(block, centroids, d)
+    const { labels, distancesSq } = got
+    // The kernel's own ‖x‖² (a by-product of its distances) spares an n·d loop here.
+    const blockNorms =
+      pointNormsSq === undefined ? (got.pointNormsSq ?? rowNormsSq(block, end - start, d)) : null
     for (let r = start; r < end; r++) {
       const o = 2 * (r - start)
       const i = indices === null ? r : indices[r]
+      const normSq = blockNorms === null ? (pointNormsSq as Float64Array)[i] : blockNorms[r - start]
       visit(
         i,
-        labels[o],
+        labels[r - start],
         distancesSq[o],
         distancesSq[o + 1],
-        dense.distanceErrorBound(norms[r - start], maxCentroidNormSq, d),
+        dense.distanceErrorBound(normSq, maxCentroidNormSq, d),
+        normSq,
       )
     }
   }

@@ -520,7 +520,6 @@ export function createYinyangState(
         previousK = k
         return {
           labels: labels.slice(),
-          distancesSq: distancesSq.slice(),
           distancesEvaluated: evaluated,
           centroidDistancesEvaluated: k * groups.t,
           changed: n,
@@ -538,7 +537,6 @@ export function createYinyangState(
         for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
         return {
           labels: labels.slice(),
-          distancesSq: distancesSq.slice(),
           distancesEvaluated: evaluated,
           centroidDistancesEvaluated: 0,
           changed,
@@ -584,7 +582,6 @@ export function createYinyangState(
       for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
       return {
         labels: labels.slice(),
-        distancesSq: distancesSq.slice(),
         distancesEvaluated: evaluated,
         centroidDistancesEvaluated: 0,
         changed,

@@ -18,10 +18,14 @@ export interface AssignKernel {
   dispose(): Promise<void>
 }
 
-/** The two nearest centroids of each of n points, row-major n × 2, nearest first. */
+/** The nearest centroid of each of n points, and its two smallest squared distances. */
 export interface NearestTwo {
+  /** labels[i]: the nearest centroid of point i (n). */
   labels: Int32Array
+  /** Row-major n × 2: the squared distances to the nearest and the second-nearest centroid. */
   distancesSq: Float32Array
+  /** Optional: ‖x‖² of each point (n), where the kernel computes it anyway. */
+  pointNormsSq?: Float32Array
 }
 
 /** {@link DistanceMatrixKernel.groupMinima}: per point its nearest row and every group's minimum without it. */
@@ -43,8 +47,8 @@ export interface DistanceMatrixKernel extends AssignKernel {
   /** Squared distances from every point to every centroid, n × k row-major. */
   distances(points: Float32Array, centroids: Float32Array, d: number): Promise<Float32Array>
   /**
-   * Optional: only the nearest and second-nearest centroid of each point (k ≥ 2), as n × 2
-   * labels and squared distances (nearest first), within the same error bound. Much less data
+   * Optional: only the nearest centroid of each point (k ≥ 2) and the squared distances to the
+   * nearest and second nearest, within the same error bound. Much less data
    * than {@link DistanceMatrixKernel.distances} when only the two best are needed (Hamerly).
    */
   nearestTwo?(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>

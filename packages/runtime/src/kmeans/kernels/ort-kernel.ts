@@ -50,6 +50,27 @@ const DEFAULT_BLOCK_ROWS = 4_096
 const MAX_BLOCK_FLOATS = 1 << 25
 const FLOAT32_UNIT_ROUNDOFF = 2 ** -24
 
+/** From this k on, `assign` runs the two-level (grouped) graph; below it the flat one is faster. */
+export const GROUPED_ASSIGN_MIN_K = 256
+/** From this k on, `nearestTwo` runs the two-level (grouped) graph (measured crossover ~800). */
+export const GROUPED_NEAREST_TWO_MIN_K = 768
+
+/**
+ * How the two-level graphs split a row of k distances: `groups` groups of `width` contiguous
+ * columns, k padded up to groups · width. Both ≥ 2 (the nearest-two graph takes the two best
+ * groups and the two best columns of one group); width ≈ √k balances the group-minimum pass
+ * against the exact argmin inside the best group.
+ */
+export function groupLayout(k: number): { groups: number; width: number; paddedK: number } {
+  const width = Math.max(2, Math.round(Math.sqrt(k)))
+  const groups = Math.max(2, Math.ceil(k / width))
+  return { groups, width, paddedK: groups * width }
+}
+
+// A padding row's ‖c‖²: finite (no Inf − Inf anywhere) and far above any real squared distance,
+// so a padding row is never the nearest or second nearest (k ≥ 2 real rows for nearest-two).
+const PADDING_NORM_SQ = 3e38
+
 /** ‖c‖² of every centroid, summed in float64 then stored as float32 (the graph's input type). */
 export function centroidNormsSq(centroids: Float32Array, k: number, d: number): Float32Array {
   const out = new Float32Array(k)
@@ -147,6 +168,38 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
     }
   }
 
+  /**
+   * The centroid inputs of an `assign` / `nearest-two` graph: as given for the flat graph, or
+   * padded to the group layout, plus its shape, for the grouped one (from `groupedFromK` on).
+   */
+  function centroidFeeds(centroids: Float32Array, k: number, d: number, groupedFromK: number) {
+    if (k < groupedFromK) {
+      return {
+        c: new ort.Tensor('float32', centroids, [k, d]),
+        cn: new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k]),
+        extra: {} as Record<string, ort.Tensor>,
+        paddedK: k,
+      }
+    }
+    const { groups, width, paddedK } = groupLayout(k)
+    const padded = new Float32Array(paddedK * d)
+    padded.set(centroids.subarray(0, k * d))
+    const norms = new Float32Array(paddedK).fill(PADDING_NORM_SQ)
+    norms.set(centroidNormsSq(centroids, k, d))
+    return {
+      c: new ort.Tensor('float32', padded, [paddedK, d]),
+      cn: new ort.Tensor('float32', norms, [paddedK]),
+      extra: {
+        [ASSIGN_GRAPH_INPUTS.groupShape]: new ort.Tensor(
+          'int64',
+          BigInt64Array.from([0n, BigInt(groups), BigInt(width)]),
+          [3],
+        ),
+      },
+      paddedK,
+    }
+  }
+
   return {
     name: 'ort',
     intraOpNumThreads,
@@ -160,13 +213,13 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       const labels = new Int32Array(n)
       const distancesSq = new Float32Array(n)
       if (n === 0) return { labels, distancesSq }
-      const s = await session(d, 'assign')
-      const c = new ort.Tensor('float32', centroids, [k, d])
-      const cn = new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k])
-      const step = rowsPerBlock(k)
+      const grouped = k >= GROUPED_ASSIGN_MIN_K
+      const s = await session(d, grouped ? 'assign-grouped' : 'assign')
+      const { c, cn, extra, paddedK } = centroidFeeds(centroids, k, d, GROUPED_ASSIGN_MIN_K)
+      const step = rowsPerBlock(paddedK)
       for (let start = 0; start < n; start += step) {
         const end = Math.min(n, start + step)
-        const out = await s.run(feeds(points, start, end, d, c, cn))
+        const out = await s.run({ ...feeds(points, start, end, d, c, cn), ...extra })
         labels.set(out[ASSIGN_GRAPH_OUTPUTS.labels].data as Int32Array, start)
         const mins = out[ASSIGN_GRAPH_OUTPUTS.minDistSq].data as Float32Array
         // Cancellation in the expansion can leave a true 0 (a point on its centroid) slightly negative.
@@ -206,22 +259,24 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       const { n, k } = checkShapes(points, centroids, d)
       if (k < 2)
         throw new UsageError('KERNEL_K_TOO_SMALL', `ort kernel: nearestTwo needs k >= 2 centroids, got ${k}`)
-      const labels = new Int32Array(2 * n)
+      const labels = new Int32Array(n)
       const distancesSq = new Float32Array(2 * n)
-      if (n === 0) return { labels, distancesSq }
-      const s = await session(d, 'nearest-two')
-      const c = new ort.Tensor('float32', centroids, [k, d])
-      const cn = new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k])
-      const step = rowsPerBlock(k)
+      const pointNormsSq = new Float32Array(n)
+      if (n === 0) return { labels, distancesSq, pointNormsSq }
+      const grouped = k >= GROUPED_NEAREST_TWO_MIN_K
+      const s = await session(d, grouped ? 'nearest-two-grouped' : 'nearest-two')
+      const { c, cn, extra, paddedK } = centroidFeeds(centroids, k, d, GROUPED_NEAREST_TWO_MIN_K)
+      const step = rowsPerBlock(paddedK)
       for (let start = 0; start < n; start += step) {
         const end = Math.min(n, start + step)
-        const out = await s.run(feeds(points, start, end, d, c, cn))
-        labels.set(out[ASSIGN_GRAPH_OUTPUTS.top2Labels].data as Int32Array, 2 * start)
+        const out = await s.run({ ...feeds(points, start, end, d, c, cn), ...extra })
+        labels.set(out[ASSIGN_GRAPH_OUTPUTS.top2Labels].data as Int32Array, start)
+        pointNormsSq.set(out[ASSIGN_GRAPH_OUTPUTS.pointNormSq].data as Float32Array, start)
         const values = out[ASSIGN_GRAPH_OUTPUTS.top2DistSq].data as Float32Array
         for (let i = 0; i < values.length; i++) distancesSq[2 * start + i] = Math.max(values[i], 0)
         for (const t of Object.values(out)) t.dispose()
       }
-      return { labels, distancesSq }
+      return { labels, distancesSq, pointNormsSq }
     },
 
     async groupMinima(

@@ -1,0 +1,109 @@
+import { createPartials, type Partials } from '../collectives/regroup/partials.ts'
+import { UsageError } from '../errors.ts'
+import { accumulatePartialSums } from './accel/partial-sums.ts'
+
+/**
+ * A map task's per-cluster sums and counts, kept across iterations with the labels they were
+ * computed from. Late in a run few points change cluster, so moving those few rows from their
+ * old sum to their new one replaces a full n·d pass (the partial sums were a fifth of a Lloyd
+ * iteration at d = 512); early, when most labels change, the sums are recomputed in full.
+ */
+export interface ClusterSums {
+  /** The task's partials (k × d sums, k counts, float64), updated in place by {@link ClusterSums.update}. */
+  readonly partials: Partials
+  /** Takes this iteration's labels (values in [0, k)); returns how many points changed cluster (all on the first call). */
+  update(labels: Int32Array, k: number): number
+  /**
+   * Σ‖x − c(label)‖² over the task's points, from the sums alone (O(k·d)):
+   * Σ‖x − m‖² − 2 Σ_j (c_j − m)·(S_j − n_j m) + Σ_j n_j‖c_j − m‖² with m a point of the data
+   * (the first). Exact in real arithmetic; shifting to m keeps the float64 cancellation to ~2⁻⁵³
+   * times the ratio of the points' scatter about m to the inertia, wherever the data sits.
+   */
+  inertia(centroids: Float32Array): number
+}
+
+/** Creates the cluster sums of one task's points (n × d, row-major); no labels yet. */
+export function createClusterSums(points: Float32Array, d: number): ClusterSums {
+  const n = d === 0 ? 0 : points.length / d
+  let labels = new Int32Array(n)
+  let fresh = true
+  let partials = createPartials(0, d)
+  // Sums are taken about a shift (the first point) so that, however far the data sits from the
+  // origin, the inertia formula below does not cancel ‖x‖²-sized terms.
+  const shift = new Float64Array(d)
+  for (let t = 0; t < Math.min(d, points.length); t++) shift[t] = points[t]!
+  let scatter = 0
+  for (let i = 0; i < n; i++) {
+    const row = points.subarray(i * d, i * d + d)
+    for (let t = 0; t < d; t++) {
+      const v = row[t]! - shift[t]!
+      scatter += v * v
+    }
+  }
+
+  function move(row: Float32Array, from: number, to: number): void {
+    const { sums, counts } = partials
+    counts[from]! -= 1
+    counts[to]! += 1
+    const src = sums.subarray(from * d, from * d + d)
+    const dst = sums.subarray(to * d, to * d + d)
+    for (let t = 0; t < d; t++) {
+      src[t]! -= row[t]!
+      dst[t]! += row[t]!
+    }
+  }
+
+  return {
+    get partials() {
+      return partials
+    },
+    update(next: Int32Array, k: number): number {
+      if (next.length !== n)
+        throw new UsageError('CLUSTER_SUMS_BAD_LABELS', `cluster sums: ${next.length} labels for ${n} points`)
+      // Every point counts as changed on the first call (it had no cluster).
+      let changed = fresh ? n : 0
+      if (!fresh) for (let i = 0; i < n; i++) if (next[i] !== labels[i]) changed++
+      // A delta costs two row updates per changed point, a recomputation one per point.
+      if (fresh || partials.k !== k || 2 * changed >= n) {
+        partials = createPartials(k, d)
+        accumulatePartialSums(points, next, d, k, partials)
+      } else {
+        for (let i = 0; i < n; i++) {
+          const to = next[i]!
+          if (to !== labels[i]) {
+            if (to < 0 || to >= k)
+              throw new UsageError(
+                'CLUSTER_SUMS_BAD_LABELS',
+                `cluster sums: label ${to} of point ${i} is outside [0, ${k})`,
+              )
+            move(points.subarray(i * d, i * d + d), labels[i]!, to)
+          }
+        }
+      }
+      labels = next.slice()
+      fresh = false
+      return changed
+    },
+    inertia(centroids: Float32Array): number {
+      const { k, sums, counts } = partials
+      let cross = 0
+      let own = 0
+      for (let j = 0; j < k; j++) {
+        const nj = counts[j]!
+        if (nj === 0) continue
+        const c = centroids.subarray(j * d, j * d + d)
+        const s = sums.subarray(j * d, j * d + d)
+        let dot = 0
+        let norm = 0
+        for (let t = 0; t < d; t++) {
+          const cm = c[t]! - shift[t]!
+          dot += cm * (s[t]! - nj * shift[t]!)
+          norm += cm * cm
+        }
+        cross += dot
+        own += nj * norm
+      }
+      return Math.max(0, scatter - 2 * cross + own)
+    },
+  }
+}
