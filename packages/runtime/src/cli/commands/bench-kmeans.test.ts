@@ -32,8 +32,25 @@ describe('codebook bench kmeans', () => {
     )
     const printed = JSON.parse(io.out.join(''))
     expect(Object.keys(printed).sort()).toEqual(
-      ['distanceFraction', 'inertia', 'iterations', 'msPerIteration', 'peakRssMB', 'totalMs'].sort(),
+      [
+        'distanceFraction',
+        'inertia',
+        'iterations',
+        'msPerIteration',
+        'peakRssMB',
+        'perIteration',
+        'totalMs',
+      ].sort(),
     )
+    // One entry per iteration; its wall times add up to the total and hold every stage.
+    expect(printed.perIteration).toHaveLength(printed.iterations)
+    const sum = printed.perIteration.reduce((s: number, p: { ms: number }) => s + p.ms, 0)
+    expect(Math.abs(sum - printed.totalMs)).toBeLessThan(0.1 * printed.iterations)
+    for (const p of printed.perIteration) {
+      expect(Object.keys(p.stageMs).sort()).toEqual(['broadcast', 'combine', 'map', 'reduce', 'shuffle'])
+      expect(p.stageMs.map).toBeLessThanOrEqual(p.ms)
+    }
+    expect(printed.perIteration[0].distanceFraction).toBe(1)
     // Independent: the same seeded data and init through the single-process reference.
     const { points, init } = benchData(n, d, k, blobs, seed)
     const reference = lloydReference(points, d, init, { maxIterations: 4, tol: 0, seed })

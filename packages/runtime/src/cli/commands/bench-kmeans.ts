@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { type StageName, stageNames } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
@@ -49,6 +50,11 @@ export interface BenchKmeansResult {
   distanceFraction: number
   /** Peak resident set, MiB: the largest of the driver's and every worker's process. */
   peakRssMB: number
+  /**
+   * Each iteration: driver wall time, each stage's time (slowest worker) within it, and the
+   * fraction of the n·k distances evaluated, to see where a run's time goes.
+   */
+  perIteration: Array<{ ms: number; stageMs: Record<StageName, number>; distanceFraction: number }>
 }
 
 /** The median of a non-empty list. */
@@ -114,6 +120,13 @@ export async function runBenchKmeans(
       inertia: run.inertia,
       distanceFraction: fractions.reduce((s, v) => s + v, 0) / fractions.length,
       peakRssMB: rss / 2 ** 20,
+      perIteration: run.reports.map((r, i) => ({
+        ms: Math.round(run.iterationMs[i]! * 10) / 10,
+        stageMs: Object.fromEntries(
+          stageNames.map((st) => [st, Math.round(r.stages[st].ms * 10) / 10]),
+        ) as Record<StageName, number>,
+        distanceFraction: Math.round((r.distanceFraction ?? 1) * 1e4) / 1e4,
+      })),
     }
     io.stdout.write(
       o.json
