@@ -270,7 +270,8 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
         : []),
     ],
     output: outputs,
-    initializer: initializers,
+    // Only the constants this variant uses (ORT warns about the others).
+    initializer: initializers.filter((t) => nodes.some((nd) => nd.input?.includes(t.name as string))),
   })
   const model = onnx.ModelProto.create({
     irVersion: IR_VERSION,
