@@ -1,6 +1,7 @@
 import { createPartials, type Partials } from '../collectives/regroup/partials.ts'
 import { UsageError } from '../errors.ts'
-import { accumulatePartialSums } from './accel/partial-sums.ts'
+import { accumulatePartialSums, addRow } from './accel/partial-sums.ts'
+import { rowDistanceSq } from './kernels/reference-kernel.ts'
 
 /**
  * A map task's per-cluster sums and counts, kept across iterations with the labels they were
@@ -33,24 +34,14 @@ export function createClusterSums(points: Float32Array, d: number): ClusterSums 
   const shift = new Float64Array(d)
   for (let t = 0; t < Math.min(d, points.length); t++) shift[t] = points[t]!
   let scatter = 0
-  for (let i = 0; i < n; i++) {
-    const row = points.subarray(i * d, i * d + d)
-    for (let t = 0; t < d; t++) {
-      const v = row[t]! - shift[t]!
-      scatter += v * v
-    }
-  }
+  for (let i = 0; i < n; i++) scatter += rowDistanceSq(points, i, points, 0, d)
 
-  function move(row: Float32Array, from: number, to: number): void {
+  function move(i: number, from: number, to: number): void {
     const { sums, counts } = partials
     counts[from]! -= 1
     counts[to]! += 1
-    const src = sums.subarray(from * d, from * d + d)
-    const dst = sums.subarray(to * d, to * d + d)
-    for (let t = 0; t < d; t++) {
-      src[t]! -= row[t]!
-      dst[t]! += row[t]!
-    }
+    addRow(sums, from * d, points, i * d, d, -1)
+    addRow(sums, to * d, points, i * d, d, 1)
   }
 
   return {
@@ -76,7 +67,7 @@ export function createClusterSums(points: Float32Array, d: number): ClusterSums 
                 'CLUSTER_SUMS_BAD_LABELS',
                 `cluster sums: label ${to} of point ${i} is outside [0, ${k})`,
               )
-            move(points.subarray(i * d, i * d + d), labels[i]!, to)
+            move(i, labels[i]!, to)
           }
         }
       }

@@ -19,12 +19,8 @@ const DENSE_BLOCK_FLOATS = 1 << 22
 /** ‖row‖² of every row of a row-major matrix (float64). */
 export function rowNormsSq(values: Float32Array, rows: number, d: number): Float64Array {
   const out = new Float64Array(rows)
-  for (let i = 0; i < rows; i++) {
-    let s = 0
-    const base = i * d
-    for (let t = 0; t < d; t++) s += values[base + t] * values[base + t]
-    out[i] = s
-  }
+  const zero = new Float32Array(d)
+  for (let i = 0; i < rows; i++) out[i] = rowDistanceSq(values, i, zero, 0, d)
   return out
 }
 
