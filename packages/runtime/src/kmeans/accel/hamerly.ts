@@ -63,6 +63,8 @@ export interface HamerlyOptions extends AccelOptions {
  * k = 1,000: the pass takes 20 ms + 0.6 ms per moved centroid, a re-scan 2.6 µs per point.
  */
 const MOVED_PASS_FIXED = 80
+/** Above this fraction of points failing their (untightened) bounds, an iteration re-scans all points. */
+const FULL_PASS_FRACTION = 0.9
 const MOVED_PASS_PER_CENTROID = 2.3
 /** Bounds are widened by this factor (upper) or narrowed (lower) against float64 rounding. */
 const UP = 1 + BOUND_SLACK
@@ -291,6 +293,26 @@ export function createHamerlyState(
     const topJ = byDrift[0]
     const top = drift[topJ] * UP
     const runnerUp = k > 1 ? drift[byDrift[1]] * UP : 0
+    if (movedSet && n >= MIN_DENSE_RESCAN) {
+      // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
+      // checks, no gather) costs less than checking, gathering and re-scanning almost all.
+      let failing = 0
+      for (let i = 0; i < n; i++) {
+        const a = labels[i]
+        if (!(upper[i] + drift[a] * UP < lower[i] * DOWN - (a === topJ ? runnerUp : top))) failing++
+      }
+      if (failing >= FULL_PASS_FRACTION * n) {
+        const evaluated = await rescan(null, current, k)
+        let changed = 0
+        for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
+        return {
+          labels: labels.slice(),
+          distancesEvaluated: evaluated,
+          centroidDistancesEvaluated: 0,
+          changed,
+        }
+      }
+    }
     let evaluated = 0
     let centroidDistancesEvaluated = 0
     let movedBound: Float64Array | null = null
