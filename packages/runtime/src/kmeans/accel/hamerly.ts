@@ -222,25 +222,33 @@ export function createHamerlyState(
   }
 
   /**
-   * The moved set (see {@link HamerlyOptions.movedSet}): m chosen from the sorted slacks (lower
-   * bound − lower bound on the own distance, after the drifts: optimistic, as tightening the upper
-   * bound saves most points whose loose bounds fail), then the nearest two of the m most-drifted centroids
-   * densely for every point. Returns m, each point's bound on the moved centroids other than its
-   * own (+∞ when m = 0), the drift every other centroid stays within, and the distances evaluated.
+   * The moved set (see {@link HamerlyOptions.movedSet}) among the points `atRisk` (those whose
+   * bound fails with the largest drift; the others need no moved set): m minimises the dense
+   * pass over them plus the re-scans of the points whose slack (lower bound − lower bound on the
+   * own distance, after the drifts: optimistic, as tightening the upper bound saves most points
+   * whose loose bounds fail) is below the (m + 1)-th largest drift; candidates are 0 and powers
+   * of two up to k / 4. Then the nearest two of the m most-drifted centroids densely for the
+   * points at risk. Returns m, each point's bound on the moved centroids other than its own
+   * (null when m = 0), the drift every other centroid stays within, and the distances evaluated.
    */
   async function chooseMovedSet(
     current: Float32Array,
     k: number,
     drift: Float64Array,
     byDrift: Int32Array,
-  ): Promise<{ m: number; movedBound: Float64Array; staticDrift: number; evaluated: number }> {
-    const slack = new Float64Array(n)
-    for (let i = 0; i < n; i++) slack[i] = lower[i] * DOWN - (ownLow[i] - drift[labels[i]] * UP)
+    atRisk: Int32Array,
+    allOthers: (i: number) => number,
+  ): Promise<{ m: number; movedBound: Float64Array | null; staticDrift: number; evaluated: number }> {
+    const slack = new Float64Array(atRisk.length)
+    for (let r = 0; r < atRisk.length; r++) {
+      const i = atRisk[r]
+      slack[r] = lower[i] * DOWN - (ownLow[i] - drift[labels[i]] * UP)
+    }
     slack.sort()
     const failing = (bound: number): number => {
       // Points with slack ≤ bound fail (binary search in the ascending slacks).
       let lo = 0
-      let hi = n
+      let hi = slack.length
       while (lo < hi) {
         const mid = (lo + hi) >> 1
         if (slack[mid] <= bound) lo = mid + 1
@@ -248,41 +256,41 @@ export function createHamerlyState(
       }
       return lo
     }
-    // Candidate m are 0 and powers of two up to k / 4.
     let m = 0
     let bestCost = Number.POSITIVE_INFINITY
     for (let c = 0; c <= Math.floor(k / 4) && c < k; c = c === 0 ? 2 : c * 2) {
       const cost =
-        (c === 0 ? 0 : n * (MOVED_PASS_FIXED + MOVED_PASS_PER_CENTROID * c)) +
+        (c === 0 ? 0 : atRisk.length * (MOVED_PASS_FIXED + MOVED_PASS_PER_CENTROID * c)) +
         k * failing(drift[byDrift[c]] * UP)
       if (cost < bestCost) {
         bestCost = cost
         m = c
       }
     }
-    const movedBound = new Float64Array(n).fill(Number.POSITIVE_INFINITY)
-    let evaluated = 0
-    if (m >= 2) {
-      const moved = byDrift.subarray(0, m)
-      const movedRows = new Float32Array(m * d)
-      for (let r = 0; r < m; r++) movedRows.set(current.subarray(moved[r] * d, moved[r] * d + d), r * d)
-      const withTwo = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>
-      evaluated = await forEachNearestTwo(
-        points.subarray(0, n * d),
-        d,
-        movedRows,
-        m,
-        null,
-        withTwo,
-        (i, best, nearestSq, secondSq, errorBound) => {
-          // Every moved centroid other than the point's own is at least this far.
-          const v = moved[best] === labels[i] ? secondSq : nearestSq
-          movedBound[i] = Math.sqrt(Math.max(0, v - errorBound))
-        },
-        pointNormsSq,
-      )
-    }
-    return { m, movedBound, staticDrift: m === 0 ? Number.NaN : drift[byDrift[m]] * UP, evaluated }
+    if (m < 2) return { m: 0, movedBound: null, staticDrift: Number.NaN, evaluated: 0 }
+    // Every point's bound over all other centroids also bounds the moved ones; the points at risk get a measured one too.
+    const movedBound = new Float64Array(n)
+    for (let i = 0; i < n; i++) movedBound[i] = allOthers(i)
+    const moved = byDrift.subarray(0, m)
+    const movedRows = new Float32Array(m * d)
+    for (let r = 0; r < m; r++) movedRows.set(current.subarray(moved[r] * d, moved[r] * d + d), r * d)
+    const withTwo = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>
+    const evaluated = await forEachNearestTwo(
+      points.subarray(0, n * d),
+      d,
+      movedRows,
+      m,
+      atRisk.length === n ? null : atRisk,
+      withTwo,
+      (i, best, nearestSq, secondSq, errorBound) => {
+        // Every moved centroid other than the point's own is at least this far.
+        const v = moved[best] === labels[i] ? secondSq : nearestSq
+        const measured = Math.sqrt(Math.max(0, v - errorBound))
+        if (measured > movedBound[i]) movedBound[i] = measured
+      },
+      pointNormsSq,
+    )
+    return { m, movedBound, staticDrift: drift[byDrift[m]] * UP, evaluated }
   }
 
   /** One iteration after the first: bounds moved by the drifts, tightened, failing points re-scanned. */
@@ -293,16 +301,20 @@ export function createHamerlyState(
     const topJ = byDrift[0]
     const top = drift[topJ] * UP
     const runnerUp = k > 1 ? drift[byDrift[1]] * UP : 0
-    if (movedSet && n >= MIN_DENSE_RESCAN) {
-      // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
-      // checks, no gather) costs less than checking, gathering and re-scanning almost all.
-      let failing = 0
-      for (let i = 0; i < n; i++) {
-        const a = labels[i]
-        if (!(upper[i] + drift[a] * UP < lower[i] * DOWN - (a === topJ ? runnerUp : top))) failing++
-      }
-      if (failing >= FULL_PASS_FRACTION * n) {
-        const evaluated = await rescan(null, current, k)
+    // The bound over every other centroid after the drifts: the largest drift of any but the own.
+    const allOthers = (i: number): number => lower[i] * DOWN - (labels[i] === topJ ? runnerUp : top)
+    let evaluated = 0
+    let centroidDistancesEvaluated = 0
+    let movedBound: Float64Array | null = null
+    let staticDrift = Number.NaN
+    let half: Float64Array | null = null
+    if (movedSet) {
+      const atRisk: number[] = []
+      for (let i = 0; i < n; i++) if (!(upper[i] + drift[labels[i]] * UP < allOthers(i))) atRisk.push(i)
+      if (n >= MIN_DENSE_RESCAN && atRisk.length >= FULL_PASS_FRACTION * n) {
+        // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
+        // checks, no gather) costs less than checking, gathering and re-scanning almost all.
+        evaluated = await rescan(null, current, k)
         let changed = 0
         for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
         return {
@@ -312,19 +324,10 @@ export function createHamerlyState(
           changed,
         }
       }
-    }
-    let evaluated = 0
-    let centroidDistancesEvaluated = 0
-    let movedBound: Float64Array | null = null
-    let staticDrift = Number.NaN
-    let half: Float64Array | null = null
-    if (movedSet) {
-      const chosen = await chooseMovedSet(current, k, drift, byDrift)
+      const chosen = await chooseMovedSet(current, k, drift, byDrift, Int32Array.from(atRisk), allOthers)
       evaluated += chosen.evaluated
-      if (chosen.m >= 2) {
-        movedBound = chosen.movedBound
-        staticDrift = chosen.staticDrift
-      }
+      movedBound = chosen.movedBound
+      staticDrift = chosen.staticDrift
     } else {
       half = await halfNearestCentroidDistance(current, k, d, dense)
       centroidDistancesEvaluated = k * k
