@@ -63,7 +63,10 @@ export interface HamerlyOptions extends AccelOptions {
  * k = 1,000: the pass takes 20 ms + 0.6 ms per moved centroid, a re-scan 2.6 µs per point.
  */
 const MOVED_PASS_FIXED = 80
-/** Above this fraction of points failing their (untightened) bounds, an iteration re-scans all points. */
+/**
+ * Above this fraction of points failing their untightened bounds (and half failing even with
+ * their own distance at its lower bound), an iteration re-scans all points in one pass.
+ */
 const FULL_PASS_FRACTION = 0.9
 const MOVED_PASS_PER_CENTROID = 2.3
 /** Bounds are widened by this factor (upper) or narrowed (lower) against float64 rounding. */
@@ -310,8 +313,16 @@ export function createHamerlyState(
     let half: Float64Array | null = null
     if (movedSet) {
       const atRisk: number[] = []
-      for (let i = 0; i < n; i++) if (!(upper[i] + drift[labels[i]] * UP < allOthers(i))) atRisk.push(i)
-      if (n >= MIN_DENSE_RESCAN && atRisk.length >= FULL_PASS_FRACTION * n) {
+      // Points that fail even against the lower bound on their own distance: sure to be re-scanned
+      // unless the moved set rescues them.
+      let sure = 0
+      for (let i = 0; i < n; i++) {
+        const others = allOthers(i)
+        const own = drift[labels[i]] * UP
+        if (!(upper[i] + own < others)) atRisk.push(i)
+        if (!(ownLow[i] - own < others)) sure++
+      }
+      if (n >= MIN_DENSE_RESCAN && atRisk.length >= FULL_PASS_FRACTION * n && 2 * sure >= n) {
         // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
         // checks, no gather) costs less than checking, gathering and re-scanning almost all.
         evaluated = await rescan(null, current, k)
