@@ -1,6 +1,6 @@
 import { createPartials } from '../collectives/regroup/partials.ts'
 import { createRng } from '../random/rng.ts'
-import { assignReference } from './kernels/reference-kernel.ts'
+import { assignReference, rowDistanceSq } from './kernels/reference-kernel.ts'
 import { shouldStop, updateCentroids } from './update-centroids.ts'
 
 /** Result of {@link lloydReference}. */
@@ -42,7 +42,8 @@ export function lloydReference(
       if (j !== labels[i]) moved++
       part.counts[j] += 1
       for (let t = 0; t < d; t++) part.sums[j * d + t] += points[i * d + t]!
-      sse += a.distancesSq[i]!
+      // float64 distances, not the kernel's float32-rounded ones: the reference inertia is exact to ~1e-15.
+      sse += rowDistanceSq(points, i, centroids, j, d)
     }
     labels = a.labels
     centroids = updateCentroids(part, createRng(opts.seed + it)).centroids
