@@ -224,5 +224,7 @@ describe('fault tolerance', () => {
       expect(o.hash).toBe(expected)
       if (i === 0) expect(o.skipped).toEqual([2])
     })
-  })
+    // The op's own 30 s safety net must fire before the test's timeout does (it did not once,
+    // under a full parallel test run: each refused attempt may wait out a 5 s handshake).
+  }, 90_000)
 })
