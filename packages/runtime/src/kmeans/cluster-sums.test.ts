@@ -74,5 +74,11 @@ describe('cluster sums kept across iterations', () => {
     expect(sums.partials.k).toBe(3)
     expect([...sums.partials.counts]).toEqual([...accumulatePartialSums(points, small, d, 3).counts])
     expect(() => sums.update(new Int32Array(5), 3)).toThrow(/5 labels for 2000 points/)
+    // A label out of range is refused before anything moves: the sums stay those of `small`.
+    const bad = small.slice()
+    bad[7] = (bad[7]! + 1) % 3
+    bad[1999] = 3
+    expect(() => sums.update(bad, 3)).toThrow(/label 3 of point 1999 is outside \[0, 3\)/)
+    expect([...sums.partials.counts]).toEqual([...accumulatePartialSums(points, small, d, 3).counts])
   })
 })

@@ -51,25 +51,25 @@ export function createClusterSums(points: Float32Array, d: number): ClusterSums 
     update(next: Int32Array, k: number): number {
       if (next.length !== n)
         throw new UsageError('CLUSTER_SUMS_BAD_LABELS', `cluster sums: ${next.length} labels for ${n} points`)
+      // Checked before anything changes, so a bad label leaves the sums as they were.
+      let changed = 0
+      for (let i = 0; i < n; i++) {
+        const to = next[i]!
+        if (!(to >= 0 && to < k))
+          throw new UsageError(
+            'CLUSTER_SUMS_BAD_LABELS',
+            `cluster sums: label ${to} of point ${i} is outside [0, ${k})`,
+          )
+        if (to !== labels[i]) changed++
+      }
       // Every point counts as changed on the first call (it had no cluster).
-      let changed = fresh ? n : 0
-      if (!fresh) for (let i = 0; i < n; i++) if (next[i] !== labels[i]) changed++
+      if (fresh) changed = n
       // A delta costs two row updates per changed point, a recomputation one per point.
       if (fresh || partials.k !== k || 2 * changed >= n) {
         partials = createPartials(k, d)
         accumulatePartialSums(points, next, d, k, partials)
       } else {
-        for (let i = 0; i < n; i++) {
-          const to = next[i]!
-          if (to !== labels[i]) {
-            if (to < 0 || to >= k)
-              throw new UsageError(
-                'CLUSTER_SUMS_BAD_LABELS',
-                `cluster sums: label ${to} of point ${i} is outside [0, ${k})`,
-              )
-            move(i, labels[i]!, to)
-          }
-        }
+        for (let i = 0; i < n; i++) if (next[i] !== labels[i]) move(i, labels[i]!, next[i]!)
       }
       labels = next.slice()
       fresh = false
