@@ -175,6 +175,7 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
   function centroidFeeds(centroids: Float32Array, k: number, d: number, groupedFromK: number) {
     if (k < groupedFromK) {
       return {
+        grouped: false,
         c: new ort.Tensor('float32', centroids, [k, d]),
         cn: new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k]),
         extra: {} as Record<string, ort.Tensor>,
@@ -187,6 +188,7 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
     const norms = new Float32Array(paddedK).fill(PADDING_NORM_SQ)
     norms.set(centroidNormsSq(centroids, k, d))
     return {
+      grouped: true,
       c: new ort.Tensor('float32', padded, [paddedK, d]),
       cn: new ort.Tensor('float32', norms, [paddedK]),
       extra: {
@@ -213,9 +215,8 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       const labels = new Int32Array(n)
       const distancesSq = new Float32Array(n)
       if (n === 0) return { labels, distancesSq }
-      const grouped = k >= GROUPED_ASSIGN_MIN_K
+      const { grouped, c, cn, extra, paddedK } = centroidFeeds(centroids, k, d, GROUPED_ASSIGN_MIN_K)
       const s = await session(d, grouped ? 'assign-grouped' : 'assign')
-      const { c, cn, extra, paddedK } = centroidFeeds(centroids, k, d, GROUPED_ASSIGN_MIN_K)
       const step = rowsPerBlock(paddedK)
       for (let start = 0; start < n; start += step) {
         const end = Math.min(n, start + step)
@@ -263,9 +264,8 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       const distancesSq = new Float32Array(2 * n)
       const pointNormsSq = new Float32Array(n)
       if (n === 0) return { labels, distancesSq, pointNormsSq }
-      const grouped = k >= GROUPED_NEAREST_TWO_MIN_K
+      const { grouped, c, cn, extra, paddedK } = centroidFeeds(centroids, k, d, GROUPED_NEAREST_TWO_MIN_K)
       const s = await session(d, grouped ? 'nearest-two-grouped' : 'nearest-two')
-      const { c, cn, extra, paddedK } = centroidFeeds(centroids, k, d, GROUPED_NEAREST_TWO_MIN_K)
       const step = rowsPerBlock(paddedK)
       for (let start = 0; start < n; start += step) {
         const end = Math.min(n, start + step)
