@@ -40,6 +40,27 @@ describe('DataPlane handshake', () => {
     expect(sha(await received)).toBe(sha(data))
   })
 
+  it('replaces a connection whose close it has not seen yet; a refused replacement is the caller’s error only', async () => {
+    const a = await plane(0, 42)
+    const b = await plane(1, 42)
+    a.p.setPeers([a.addr, b.addr])
+    const old = await a.p.connection(1)
+    await b.p.closeListener()
+    // Destroyed but its 'close' not yet emitted: the state a send finds when the peer has just gone.
+    old.destroy()
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await expect(a.p.connection(1)).rejects.toMatchObject({ code: 'PEER_UNREACHABLE' })
+      // The old socket's 'close' (next tick) found the refused attempt as the current one.
+      await new Promise((r) => setTimeout(r, 50))
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
   it('refuses a listener of another session: the old address now belongs to another job', async () => {
     const a = await plane(0, 42)
     const stranger = await plane(1, 43)

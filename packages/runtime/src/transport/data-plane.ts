@@ -327,7 +327,12 @@ export class DataPlane {
         await awaitWelcome(socket, to, this.session, this.handshakeTimeoutMs)
         socket.on('close', () => {
           const current = this.outgoing.get(to)
-          current?.then((s) => s === socket && this.outgoing.get(to) === current && this.outgoing.delete(to))
+          // `current` may already be a newer attempt (the closed socket was seen as destroyed
+          // first); if that one fails, its owner handles it: here it must not be an unhandled rejection.
+          current?.then(
+            (s) => s === socket && this.outgoing.get(to) === current && this.outgoing.delete(to),
+            () => {},
+          )
         })
         // Nothing else is expected on an outgoing socket; drain it so the socket never stalls.
         socket.resume()

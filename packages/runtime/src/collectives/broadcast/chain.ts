@@ -1,3 +1,4 @@
+import { CodebookError } from '../../errors.ts'
 import { PeerUnreachableError } from '../../transport/data-plane.ts'
 import type { FrameHeader } from '../../transport/frame.ts'
 import { type Group, groupIndex } from '../group.ts'
@@ -16,7 +17,8 @@ export interface ChainResult {
  *
  * Fault tolerance: if a successor refuses connections (after the transport's retries with
  * backoff), the node skips it and forwards to the next member of the chain instead; skipped
- * members are returned so the root's acknowledgement round knows not to wait for them.
+ * members are returned so the root's acknowledgement round knows not to wait for them. A
+ * kept-open connection that the successor closed is noticed on the first send and replaced.
  */
 export async function broadcastChain(
   g: Group,
@@ -30,6 +32,7 @@ export async function broadcastChain(
 
   /** Sends one frame down the chain, routing around unreachable successors. */
   async function forward(header: FrameHeader, payload: Uint8Array, first: boolean): Promise<void> {
+    let reconnected = false
     while (nextPos < order.length) {
       try {
         if (first) await g.plane.connection(g.ranks[order[nextPos]!]!)
@@ -38,9 +41,17 @@ export async function broadcastChain(
         await g.plane.sendFrame(g.ranks[order[nextPos]!]!, { ...header, from: asFrom }, payload)
         return
       } catch (err) {
+        // A kept-open connection the successor has closed (it stopped listening, or died) may
+        // only show it by failing the first send. Try once more on a fresh connection: a refused
+        // one then routes around the successor like any unreachable one.
+        if (first && !reconnected && err instanceof CodebookError && err.code === 'PEER_CLOSED') {
+          reconnected = true
+          continue
+        }
         if (!(first && err instanceof PeerUnreachableError)) throw err
         skipped.push(order[nextPos]!)
         nextPos++
+        reconnected = false
       }
     }
   }
