@@ -348,10 +348,7 @@ export function createHamerlyState(
     for (let i = 0; i < n; i++) {
       const a = labels[i]
       // The lower bound absorbs the largest drift of any other centroid (past the moved set, if any).
-      let l =
-        movedBound === null
-          ? lower[i] * DOWN - (a === topJ ? runnerUp : top)
-          : Math.min(lower[i] * DOWN - staticDrift, movedBound[i])
+      let l = movedBound === null ? allOthers(i) : Math.min(lower[i] * DOWN - staticDrift, movedBound[i])
       if (l < 0) l = 0
       lower[i] = l
       const z = half === null || half[a] < l ? l : half[a]
