@@ -147,6 +147,7 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
       { name: 'zero1', dataType: INT64, dims: [1], int64Data: [0] },
       { name: 'one1', dataType: INT64, dims: [1], int64Data: [1] },
       { name: 'two1', dataType: INT64, dims: [1], int64Data: [2] },
+      { name: 'widthIndex', dataType: INT64, dims: [], int64Data: [2] },
     )
     nodes.push(node('ReduceSumSquare', [points], ['xNorm'], [intsAttr('axes', [1]), intAttr('keepdims', 0)]))
     const assign = variant === 'assign' || variant === 'assign-grouped'
@@ -164,7 +165,6 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
         flat('labelColumn', 'label64'),
       )
     } else {
-      initializers.push({ name: 'widthIndex', dataType: INT64, dims: [], int64Data: [2] })
       nodes.push(
         node('Reshape', ['partial', ASSIGN_GRAPH_INPUTS.groupShape], ['grouped']),
         node('ReduceMin', ['grouped'], ['groupMin'], [intsAttr('axes', [2]), intAttr('keepdims', 0)]),
