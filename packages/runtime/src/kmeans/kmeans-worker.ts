@@ -40,6 +40,8 @@ export interface LoadRequest {
    * distance blocks (the ONNX kernel); the driver resolves `auto` before loading.
    */
   algorithm?: KmeansAlgorithm
+  /** Number of centroids, when known: the kernels prepare for it at load (see `AssignKernel.prepare`). */
+  k?: number
   partition: PartitionSpec
 }
 
@@ -153,6 +155,7 @@ export class KmeansWorkerState {
     for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
       const kernel = await factory({ threads })
+      if (req.k !== undefined) await kernel.prepare?.(req.d, req.k)
       this.tasks.push({
         points: pts,
         sums: createClusterSums(pts, req.d),

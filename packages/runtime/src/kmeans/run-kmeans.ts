@@ -126,6 +126,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       kernel: opts.kernel,
       threadsPerTask: opts.threadsPerTask,
       algorithm,
+      k,
       partition,
     }
     await pool.request(rank, { type: 'kmeans-load', ...req }, blobs)

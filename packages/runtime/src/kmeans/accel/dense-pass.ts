@@ -155,8 +155,10 @@ export async function forEachNearestTwo(
   const count = indices === null ? points.length / d : indices.length
   const maxCentroidNormSq = maxRowNormSq(centroids, k, d)
   const gather = indices === null ? null : new Float32Array(Math.min(NEAREST_TWO_GATHER_ROWS, count) * d)
-  for (let start = 0; start < count; start += NEAREST_TWO_GATHER_ROWS) {
-    const end = Math.min(count, start + NEAREST_TWO_GATHER_ROWS)
+  // Contiguous points go to the kernel in one call (it blocks inside); gathered ones in bounded copies.
+  const step = indices === null ? Math.max(1, count) : NEAREST_TWO_GATHER_ROWS
+  for (let start = 0; start < count; start += step) {
+    const end = Math.min(count, start + step)
     const block = listedRows(points, d, indices, gather, start, end)
     const got = await dense.nearestTwo(block, centroids, d)
     const { labels, distancesSq } = got

@@ -6,6 +6,7 @@ import {
   centroidDrift,
   forEachDistanceRow,
   forEachNearestTwo,
+  maxRowNormSq,
   type RowResolution,
   resolveRow,
   rowNormsSq,
@@ -59,17 +60,23 @@ export interface HamerlyOptions extends AccelOptions {
 
 /**
  * The moved-set pass's cost per point, in dense distance evaluations: a fixed part (reading the
- * point, its row's reductions, the bound update) plus a part per moved centroid (small Gemms run
- * far below BLAS speed). A re-scanned point costs about k. Measured at n = 100k, d = 128,
- * k = 1,000: the pass takes 20 ms + 0.6 ms per moved centroid, a re-scan 2.6 µs per point.
+ * point, masking and reducing its row, the bound update) plus a part per moved centroid. A
+ * re-scanned point costs about k. Measured inside K-means at n = 100k, d = 128, k = 1,000: the
+ * pass takes ~10 ms + 0.4 ms per moved centroid (half that back to back in isolation), a
+ * re-scan 2.6 µs per point.
  */
-const MOVED_PASS_FIXED = 80
+const MOVED_PASS_FIXED = 40
+const MOVED_PASS_PER_CENTROID = 1.5
+/** Tightening one upper bound (an exact distance in TypeScript), in the same units. */
+const TIGHTEN = 60
 /**
- * Above this fraction of points failing their untightened bounds (and half failing even with
- * their own distance at its lower bound), an iteration re-scans all points in one pass.
+ * A full pass (one contiguous nearest-two sweep, no bound checks or gathers) per point, relative
+ * to a gathered re-scan of one point (k): chosen when nearly every point is at risk
+ * (`FULL_PASS_AT_RISK`) and the moved-set plan costs more. Measured: an iteration re-scanning
+ * 70 % of the points through bounds took 1.3× a full pass.
  */
-const FULL_PASS_FRACTION = 0.9
-const MOVED_PASS_PER_CENTROID = 2.3
+const FULL_PASS_SHARE = 0.5
+const FULL_PASS_AT_RISK = 0.9
 /** Bounds are widened by this factor (upper) or narrowed (lower) against float64 rounding. */
 const UP = 1 + BOUND_SLACK
 const DOWN = 1 - BOUND_SLACK
@@ -91,7 +98,8 @@ export function createHamerlyState(
 ): AccelState {
   checkAccelShapes('hamerly', points, n, d)
   const { dense } = options
-  const movedSet = (options.movedSet ?? true) && dense?.nearestTwo !== undefined
+  const movedSet =
+    (options.movedSet ?? true) && dense?.nearestTwo !== undefined && dense.nearestExcluding !== undefined
   const labels = new Int32Array(n)
   /** upper[i] ≥ the distance from point i to centroid labels[i]. */
   const upper = new Float64Array(n)
@@ -226,75 +234,85 @@ export function createHamerlyState(
   }
 
   /**
-   * The moved set (see {@link HamerlyOptions.movedSet}) among the points `atRisk` (those whose
-   * bound fails with the largest drift; the others need no moved set): m minimises the dense
-   * pass over them plus the re-scans of the points whose slack (lower bound − lower bound on the
-   * own distance, after the drifts: optimistic, as tightening the upper bound saves most points
-   * whose loose bounds fail) is below the (m + 1)-th largest drift; candidates are 0 and powers
-   * of two up to k / 4. Then the nearest two of the m most-drifted centroids densely for the
-   * points at risk. Returns m, each point's bound on the moved centroids other than its own
-   * (null when m = 0), the drift every other centroid stays within, and the distances evaluated.
+   * Plans the moved set (see {@link HamerlyOptions.movedSet}) from the points `atRisk` (those
+   * whose bound fails with the largest drift): m minimises one moved-set pass over all points plus
+   * the re-scans of the points at risk whose slack is below the (m + 1)-th largest drift, and one
+   * tightening for each other point at risk; candidates are 0 and powers of two up to k / 4. The
+   * slack is an estimate (lower bound − expected own distance), not a bound: a centroid drifting by
+   * δ in a direction unrelated to the point (the typical case in many dimensions) moves from
+   * distance u to about √(u² + δ²). Returns m and the plan's estimated cost in distance evaluations.
    */
-  async function chooseMovedSet(
-    current: Float32Array,
+  function planMovedSet(
     k: number,
     drift: Float64Array,
     byDrift: Int32Array,
-    atRisk: Int32Array,
-    allOthers: (i: number) => number,
-  ): Promise<{ m: number; movedBound: Float64Array | null; staticDrift: number; evaluated: number }> {
-    const slack = new Float64Array(atRisk.length)
-    for (let r = 0; r < atRisk.length; r++) {
-      const i = atRisk[r]
-      slack[r] = lower[i] * DOWN - (ownLow[i] - drift[labels[i]] * UP)
+    atRisk: number[],
+  ): { m: number; cost: number } {
+    const candidates: number[] = []
+    for (let c = 0; c <= Math.floor(k / 4) && c < k; c = c === 0 ? 2 : c * 2) candidates.push(c)
+    // failing[q]: points at risk whose slack is ≤ the drift left after moving candidates[q]
+    // (thresholds fall as q grows, so a point counts for every q up to its last).
+    const threshold = candidates.map((c) => drift[byDrift[c]] * UP)
+    const failing = new Float64Array(candidates.length)
+    for (const i of atRisk) {
+      const own = drift[labels[i]]
+      const slack = lower[i] - Math.sqrt(upper[i] * upper[i] + own * own)
+      let q = 0
+      while (q < threshold.length && slack <= threshold[q]) q++
+      if (q > 0) failing[q - 1]++
     }
-    slack.sort()
-    const failing = (bound: number): number => {
-      // Points with slack ≤ bound fail (binary search in the ascending slacks).
-      let lo = 0
-      let hi = slack.length
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1
-        if (slack[mid] <= bound) lo = mid + 1
-        else hi = mid
-      }
-      return lo
-    }
+    for (let q = failing.length - 2; q >= 0; q--) failing[q] += failing[q + 1]
     let m = 0
-    let bestCost = Number.POSITIVE_INFINITY
-    for (let c = 0; c <= Math.floor(k / 4) && c < k; c = c === 0 ? 2 : c * 2) {
-      const cost =
-        (c === 0 ? 0 : atRisk.length * (MOVED_PASS_FIXED + MOVED_PASS_PER_CENTROID * c)) +
-        k * failing(drift[byDrift[c]] * UP)
-      if (cost < bestCost) {
-        bestCost = cost
+    let cost = Number.POSITIVE_INFINITY
+    for (let q = 0; q < candidates.length; q++) {
+      const c = candidates[q]
+      const qCost =
+        (c === 0 ? 0 : n * (MOVED_PASS_FIXED + MOVED_PASS_PER_CENTROID * c)) +
+        k * failing[q] +
+        TIGHTEN * (atRisk.length - failing[q])
+      if (qCost < cost) {
+        cost = qCost
         m = c
       }
     }
-    if (m < 2) return { m: 0, movedBound: null, staticDrift: Number.NaN, evaluated: 0 }
-    // Every point's bound over all other centroids also bounds the moved ones; the points at risk get a measured one too.
-    const movedBound = new Float64Array(n)
-    for (let i = 0; i < n; i++) movedBound[i] = allOthers(i)
-    const moved = byDrift.subarray(0, m)
+    return { m: m < 2 ? 0 : m, cost }
+  }
+
+  /**
+   * The moved-set pass: the m most-drifted centroids measured for every point (contiguous rows;
+   * gathering the points at risk would cost more than the pass), each point excluding its own.
+   * Returns each point's bound on the moved centroids other than its own, which is at least its
+   * bound over all other centroids (`allOthers`).
+   */
+  async function movedSetBounds(
+    current: Float32Array,
+    k: number,
+    moved: Int32Array,
+    allOthers: (i: number) => number,
+  ): Promise<Float64Array> {
+    const m = moved.length
     const movedRows = new Float32Array(m * d)
-    for (let r = 0; r < m; r++) movedRows.set(current.subarray(moved[r] * d, moved[r] * d + d), r * d)
-    const withTwo = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>
-    const evaluated = await forEachNearestTwo(
-      points.subarray(0, n * d),
-      d,
-      movedRows,
-      m,
-      atRisk.length === n ? null : atRisk,
-      withTwo,
-      (i, best, nearestSq, secondSq, errorBound) => {
-        // Every moved centroid other than the point's own is at least this far.
-        const v = moved[best] === labels[i] ? secondSq : nearestSq
-        const measured = Math.sqrt(Math.max(0, v - errorBound))
-        if (measured > movedBound[i]) movedBound[i] = measured
-      },
-      pointNormsSq,
-    )
-    return { m, movedBound, staticDrift: drift[byDrift[m]] * UP, evaluated }
+    // Each point excludes its own centroid where it is one of the moved (m: exclude none).
+    const slot = new Int32Array(k).fill(m)
+    for (let r = 0; r < m; r++) {
+      movedRows.set(current.subarray(moved[r] * d, moved[r] * d + d), r * d)
+      slot[moved[r]] = r
+    }
+    const exclude = new Int32Array(n)
+    for (let i = 0; i < n; i++) exclude[i] = slot[labels[i]]
+    pointNormsSq ??= rowNormsSq(points, n, d)
+    const norms = pointNormsSq
+    const kernel = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestExcluding'>>
+    const othersSq = await kernel.nearestExcluding(points.subarray(0, n * d), movedRows, exclude, norms, d)
+    const maxMovedNormSq = maxRowNormSq(movedRows, m, d)
+    const bound = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      const measured = Math.sqrt(
+        Math.max(0, othersSq[i] - kernel.distanceErrorBound(norms[i], maxMovedNormSq, d)),
+      )
+      bound[i] = Math.max(measured, allOthers(i))
+    }
+    return bound
   }
 
   /** One iteration after the first: bounds moved by the drifts, tightened, failing points re-scanned. */
@@ -314,16 +332,13 @@ export function createHamerlyState(
     let half: Float64Array | null = null
     if (movedSet) {
       const atRisk: number[] = []
-      // Points that fail even against the lower bound on their own distance: sure to be re-scanned
-      // unless the moved set rescues them.
-      let sure = 0
-      for (let i = 0; i < n; i++) {
-        const others = allOthers(i)
-        const own = drift[labels[i]] * UP
-        if (!(upper[i] + own < others)) atRisk.push(i)
-        if (!(ownLow[i] - own < others)) sure++
-      }
-      if (n >= MIN_DENSE_RESCAN && atRisk.length >= FULL_PASS_FRACTION * n && 2 * sure >= n) {
+      for (let i = 0; i < n; i++) if (!(upper[i] + drift[labels[i]] * UP < allOthers(i))) atRisk.push(i)
+      const plan = planMovedSet(k, drift, byDrift, atRisk)
+      if (
+        n >= MIN_DENSE_RESCAN &&
+        atRisk.length >= FULL_PASS_AT_RISK * n &&
+        plan.cost > FULL_PASS_SHARE * n * k
+      ) {
         // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
         // checks, no gather) costs less than checking, gathering and re-scanning almost all.
         evaluated = await rescan(null, current, k)
@@ -336,10 +351,11 @@ export function createHamerlyState(
           changed,
         }
       }
-      const chosen = await chooseMovedSet(current, k, drift, byDrift, Int32Array.from(atRisk), allOthers)
-      evaluated += chosen.evaluated
-      movedBound = chosen.movedBound
-      staticDrift = chosen.staticDrift
+      if (plan.m > 0) {
+        movedBound = await movedSetBounds(current, k, byDrift.subarray(0, plan.m), allOthers)
+        staticDrift = drift[byDrift[plan.m]] * UP
+        evaluated += n * plan.m
+      }
     } else {
       half = await halfNearestCentroidDistance(current, k, d, dense)
       centroidDistancesEvaluated = k * k

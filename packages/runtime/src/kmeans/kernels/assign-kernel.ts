@@ -14,6 +14,11 @@ export interface AssignResult {
 export interface AssignKernel {
   readonly name: string
   assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult>
+  /**
+   * Optional: gets ready for calls with dimension d and k centroids (sessions, buffers), so the
+   * first iteration does not pay for it. Called once at load; correctness never depends on it.
+   */
+  prepare?(d: number, k: number): Promise<void>
   /** Releases native resources (sessions, threads); the kernel is unusable afterwards. */
   dispose(): Promise<void>
 }
@@ -65,6 +70,18 @@ export interface DistanceMatrixKernel extends AssignKernel {
     groups: number,
     d: number,
   ): Promise<GroupMinima>
+  /**
+   * Optional: per point, the smallest squared distance to the centroids other than
+   * `exclude[i]` (a centroid index, or k to exclude none), within the same error bound, given
+   * every point's ‖x‖² (`pointNormsSq`, n). Hamerly's moved-set pass (a few centroids, all points).
+   */
+  nearestExcluding?(
+    points: Float32Array,
+    centroids: Float32Array,
+    exclude: Int32Array,
+    pointNormsSq: Float32Array | Float64Array,
+    d: number,
+  ): Promise<Float32Array>
   /**
    * An upper bound on |computed − exact| for one squared distance from a point with
    * ‖x‖² = `pointNormSq` to any centroid with ‖c‖² ≤ `maxCentroidNormSq`. 0 for exact kernels.

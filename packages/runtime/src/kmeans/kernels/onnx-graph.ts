@@ -27,6 +27,11 @@ const { onnx } = onnxProto
  *   Yinyang's exact group bounds from t + 1 values per row instead of k; member-major makes the
  *   group minimum a reduction over the middle axis (contiguous t-vectors), and masking one entry
  *   per row (ScatterElements) replaces a TopK over millions of tiny rows (~2× slower).
+ * - `nearest-excluding`: extra input `exclude` [m, 1] int32 (a column of C per row; k − 1 may
+ *   be a padding row to exclude nothing); output `excludedMinPartial` [m], the smallest
+ *   ‖c‖² − 2x·c over the other columns, *without* ‖x‖² (the caller has it). Hamerly's moved-set
+ *   pass: a few dozen centroids against every point, where TopK and ReduceSumSquare(X) would
+ *   cost 3× the Gemm; masking one entry and one ReduceMin cost a fraction of it.
  */
 export type AssignGraphVariant =
   | 'assign'
@@ -35,6 +40,7 @@ export type AssignGraphVariant =
   | 'nearest-two'
   | 'nearest-two-grouped'
   | 'group-two'
+  | 'nearest-excluding'
 
 /** Input names of every assignment graph: X [m, d], C [k, d], cNorm [k] (‖c‖², computed by the caller). */
 export const ASSIGN_GRAPH_INPUTS = {
@@ -42,6 +48,7 @@ export const ASSIGN_GRAPH_INPUTS = {
   centroids: 'C',
   centroidNormsSq: 'cNorm',
   groupShape: 'groupShape',
+  exclude: 'exclude',
 } as const
 
 /** Output names of the assignment graphs. */
@@ -55,6 +62,7 @@ export const ASSIGN_GRAPH_OUTPUTS = {
   groupNearestDistSq: 'groupNearestDistSq',
   groupMinDistSq: 'groupMinDistSq',
   pointNormSq: 'pointNormSq',
+  excludedMinPartial: 'excludedMinPartial',
 } as const
 
 // opset 17 is the last where ReduceMin / ReduceSumSquare take `axes` as an attribute, not an input.
@@ -87,6 +95,13 @@ function tensorInfo(name: string, elemType: number, dims: Array<string | number>
       },
     },
   }
+}
+
+/** ConstantOfShape's value: a masked entry, far above any squared distance yet finite. */
+const hugeValue: OnnxTypes.IAttributeProto = {
+  name: 'value',
+  type: A.TENSOR,
+  t: { dataType: FLOAT, dims: [1], floatData: [1e30] },
 }
 
 function node(
@@ -123,8 +138,6 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
   const flat = (input: string, output: string) => node('Reshape', [input, 'flat'], [output])
   const firstColumn = (input: string, output: string) =>
     node('Slice', [input, 'zero1', 'one1', 'one1'], [output])
-  const secondColumn = (input: string, output: string) =>
-    node('Slice', [input, 'one1', 'two1', 'one1'], [output])
   // largest = 0, sorted = 1: the two smallest, nearest first; equal values keep the lower index first.
   const topTwo = (input: string, values: string, indices: string) =>
     node(
@@ -141,7 +154,25 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
       [output],
       [intAttr('axis', 1), intAttr('keepdims', keepdims), intAttr('select_last_index', 0)],
     )
-  if (variant !== 'distances' && variant !== 'group-two') {
+  if (variant === 'nearest-excluding') {
+    nodes.push(
+      node('Shape', [ASSIGN_GRAPH_INPUTS.exclude], ['excludeShape']),
+      node('ConstantOfShape', ['excludeShape'], ['hugeColumn'], [hugeValue]),
+      node(
+        'ScatterElements',
+        ['partial', ASSIGN_GRAPH_INPUTS.exclude, 'hugeColumn'],
+        ['masked'],
+        [intAttr('axis', 1)],
+      ),
+      node(
+        'ReduceMin',
+        ['masked'],
+        [ASSIGN_GRAPH_OUTPUTS.excludedMinPartial],
+        [intsAttr('axes', [1]), intAttr('keepdims', 0)],
+      ),
+    )
+    outputs.push(tensorInfo(ASSIGN_GRAPH_OUTPUTS.excludedMinPartial, FLOAT, ['m']))
+  } else if (variant !== 'distances' && variant !== 'group-two') {
     initializers.push(
       { name: 'flat', dataType: INT64, dims: [1], int64Data: [-1] },
       { name: 'zero1', dataType: INT64, dims: [1], int64Data: [0] },
@@ -183,17 +214,25 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
           ),
         )
       } else {
+        // The second nearest is the best group's second value or the other groups' minimum. Each
+        // "second" is the minimum after masking the first (ScatterElements of one huge value per
+        // row): TopK over millions of 32-wide rows cost twice these ArgMin / ReduceMin pairs.
+        const minOf = (input: string, output: string) =>
+          node('ReduceMin', [input], [output], [intsAttr('axes', [1]), intAttr('keepdims', 1)])
+        const maskAt = (input: string, index: string, output: string) =>
+          node('ScatterElements', [input, index, 'hugeColumn'], [output], [intAttr('axis', 1)])
         nodes.push(
-          topTwo('groupMin', 'groupTwo', 'groupTwoIndex'),
-          firstColumn('groupTwoIndex', 'bestGroup'),
+          argMin('groupMin', 'bestGroup', 1),
+          node('Shape', ['bestGroup'], ['columnShape']),
+          node('ConstantOfShape', ['columnShape'], ['hugeColumn'], [hugeValue]),
+          maskAt('groupMin', 'bestGroup', 'otherGroups'),
+          minOf('otherGroups', 'groupSecond'),
           node('GatherND', ['grouped', 'bestGroup'], ['bestRow'], [intAttr('batch_dims', 1)]),
-          topTwo('bestRow', 'rowTwo', 'rowTwoIndex'),
-          firstColumn('rowTwoIndex', 'inGroupColumn'),
+          argMin('bestRow', 'inGroupColumn', 1),
           flat('inGroupColumn', 'inGroup'),
-          // The second nearest is the best group's second value or the second group's minimum.
-          firstColumn('rowTwo', 'rowFirst'),
-          secondColumn('rowTwo', 'rowSecond'),
-          secondColumn('groupTwo', 'groupSecond'),
+          minOf('bestRow', 'rowFirst'),
+          maskAt('bestRow', 'inGroupColumn', 'otherInGroup'),
+          minOf('otherInGroup', 'rowSecond'),
           node('Min', ['rowSecond', 'groupSecond'], ['secondPartial']),
           node('Concat', ['rowFirst', 'secondPartial'], ['nearestPartial'], [intAttr('axis', 1)]),
         )
@@ -268,6 +307,7 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
       ...(variant === 'group-two' || variant.endsWith('-grouped')
         ? [tensorInfo(ASSIGN_GRAPH_INPUTS.groupShape, INT64, [3])]
         : []),
+      ...(variant === 'nearest-excluding' ? [tensorInfo(ASSIGN_GRAPH_INPUTS.exclude, INT32, ['m', 1])] : []),
     ],
     output: outputs,
     // Only the constants this variant uses (ORT warns about the others).

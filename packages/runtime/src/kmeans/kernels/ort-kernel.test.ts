@@ -187,6 +187,75 @@ describe('ort kernel', () => {
     })
   })
 
+  it('nearestExcluding: the nearest centroid other than the excluded one, within the error bound', async () => {
+    const d = 9
+    // k = 1 excluded leaves only the padding (huge); 32 and 3 over 2 blocks of 64 rows and a rest.
+    for (const [n, k] of [
+      [150, 32],
+      [70, 3],
+      [10, 1],
+    ]) {
+      const points = randomMatrix(n, d, 500 + k, 0.5)
+      const centroids = randomMatrix(k, d, 600 + k, 0)
+      const zero = new Float32Array(d)
+      const norms = Float64Array.from({ length: n }, (_, i) => rowDistanceSq(points, i, zero, 0, d))
+      // Every point excludes its exact nearest, a fixed other one, or none (k), in turn.
+      const exclude = new Int32Array(n)
+      for (let i = 0; i < n; i++) {
+        const nearest = assignReference(points.subarray(i * d, i * d + d), centroids, d).labels[0]
+        exclude[i] = i % 3 === 0 ? nearest : i % 3 === 1 ? (7 * i) % k : k
+      }
+      const got = await kernel.nearestExcluding(points, centroids, exclude, norms, d)
+      let maxC = 0
+      for (let j = 0; j < k; j++) maxC = Math.max(maxC, rowDistanceSq(centroids, j, zero, 0, d))
+      for (let i = 0; i < n; i++) {
+        let m = Number.POSITIVE_INFINITY
+        for (let j = 0; j < k; j++)
+          if (j !== exclude[i]) m = Math.min(m, rowDistanceSq(points, i, centroids, j, d))
+        if (m === Number.POSITIVE_INFINITY) {
+          expect(got[i]).toBeGreaterThan(1e30)
+          continue
+        }
+        expect(Math.abs(got[i] - m)).toBeLessThanOrEqual(kernel.distanceErrorBound(norms[i], maxC, d))
+      }
+    }
+    const p = new Float32Array(4)
+    const c = new Float32Array(4)
+    await expect(
+      kernel.nearestExcluding(p, c, Int32Array.of(0, 3), new Float64Array(2), 2),
+    ).rejects.toMatchObject({
+      code: 'KERNEL_BAD_EXCLUDE',
+    })
+    await expect(
+      kernel.nearestExcluding(p, c, Int32Array.of(0), new Float64Array(2), 2),
+    ).rejects.toMatchObject({
+      code: 'KERNEL_BAD_SHAPE',
+    })
+  })
+
+  it('prepare creates the sessions a K-means run uses, so its iterations create none', async () => {
+    const own = await createOrtKernel({ intraOpNumThreads: 1, blockRows: 64 })
+    try {
+      await own.prepare(6, 40)
+      const prepared = own.sessionsCreated
+      expect(prepared).toBe(3)
+      const points = randomMatrix(100, 6, 61, 0)
+      const centroids = randomMatrix(40, 6, 62, 0)
+      await own.assign(points, centroids, 6)
+      await own.nearestTwo(points, centroids, 6)
+      await own.nearestExcluding(
+        points,
+        centroids.subarray(0, 5 * 6),
+        new Int32Array(100),
+        new Float64Array(100),
+        6,
+      )
+      expect(own.sessionsCreated).toBe(prepared)
+    } finally {
+      await own.dispose()
+    }
+  })
+
   it('rejects shapes that are not multiples of d', async () => {
     await expect(kernel.assign(new Float32Array(10), new Float32Array(6), 3)).rejects.toMatchObject({
       code: 'KERNEL_BAD_SHAPE',

@@ -27,7 +27,15 @@ export interface OrtKernelOptions {
 
 /** The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed. */
 export interface OrtKernel extends DistanceMatrixKernel {
+  prepare(d: number, k: number): Promise<void>
   nearestTwo(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  nearestExcluding(
+    points: Float32Array,
+    centroids: Float32Array,
+    exclude: Int32Array,
+    pointNormsSq: Float32Array | Float64Array,
+    d: number,
+  ): Promise<Float32Array>
   groupMinima(
     points: Float32Array,
     centroids: Float32Array,
@@ -49,6 +57,8 @@ const DEFAULT_BLOCK_ROWS = 4_096
 // One block's Gemm output is m × k float32 inside ORT; 32 Mi floats (128 MiB) bounds memory for large k.
 const MAX_BLOCK_FLOATS = 1 << 25
 const FLOAT32_UNIT_ROUNDOFF = 2 ** -24
+// Below this k, blocks grow so that rows × k stays about blockRows × SCALE_FROM_K.
+const SCALE_FROM_K = 1_024
 
 /** From this k on, `assign` runs the two-level (grouped) graph; below it the flat one is faster. */
 export const GROUPED_ASSIGN_MIN_K = 256
@@ -155,8 +165,14 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
     return s
   }
 
+  /**
+   * Rows per `run`: `blockRows` at k ≥ 1,024, proportionally more for fewer centroids so a block's
+   * distances stay ~4 Mi floats (a run's fixed cost, ~1 ms with thread wake-ups, would otherwise
+   * dominate the moved-set passes over a few dozen centroids: 25 runs for 100k points).
+   */
   function rowsPerBlock(k: number): number {
-    return Math.max(1, Math.min(blockRows, Math.floor(MAX_BLOCK_FLOATS / k)))
+    const scaled = blockRows * Math.max(1, Math.floor(SCALE_FROM_K / k))
+    return Math.max(1, Math.min(scaled, Math.floor(MAX_BLOCK_FLOATS / k)))
   }
 
   function feeds(points: Float32Array, start: number, end: number, d: number, c: ort.Tensor, cn: ort.Tensor) {
@@ -202,12 +218,34 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
     }
   }
 
-  return {
+  const kernel: OrtKernel = {
     name: 'ort',
     intraOpNumThreads,
     blockRows,
     get sessionsCreated() {
       return sessions.size + released
+    },
+
+    /**
+     * Creates the sessions of `assign`, `nearestTwo` and `nearestExcluding` for (d, k) and runs
+     * each once on a zero block of the size it will use: session creation (~40 ms for the first)
+     * and the first run's buffer allocation (~30 ms) otherwise land in the first iterations.
+     */
+    async prepare(d: number, k: number): Promise<void> {
+      if (!Number.isInteger(d) || d < 1 || !Number.isInteger(k) || k < 1) return
+      const rows = (kk: number) => new Float32Array(rowsPerBlock(kk) * d)
+      const centroids = (kk: number) => new Float32Array(kk * d)
+      await kernel.assign(rows(k), centroids(k), d)
+      if (k >= 2) await kernel.nearestTwo(rows(k), centroids(k), d)
+      const moved = Math.max(2, Math.floor(k / 8))
+      const block = rowsPerBlock(moved + 1)
+      await kernel.nearestExcluding(
+        new Float32Array(block * d),
+        centroids(moved),
+        new Int32Array(block).fill(moved),
+        new Float32Array(block),
+        d,
+      )
     },
 
     async assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult> {
@@ -279,6 +317,53 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       return { labels, distancesSq, pointNormsSq }
     },
 
+    async nearestExcluding(
+      points: Float32Array,
+      centroids: Float32Array,
+      exclude: Int32Array,
+      pointNormsSq: Float32Array | Float64Array,
+      d: number,
+    ): Promise<Float32Array> {
+      const { n, k } = checkShapes(points, centroids, d)
+      if (exclude.length !== n || pointNormsSq.length !== n)
+        throw new UsageError(
+          'KERNEL_BAD_SHAPE',
+          `ort kernel: nearestExcluding needs one exclude index and one ‖x‖² per point (${n}), got ${exclude.length} and ${pointNormsSq.length}`,
+        )
+      for (let i = 0; i < n; i++)
+        if (!(exclude[i] >= 0 && exclude[i] <= k))
+          throw new UsageError(
+            'KERNEL_BAD_EXCLUDE',
+            `ort kernel: exclude[${i}] = ${exclude[i]} is outside [0, ${k}] (k excludes none)`,
+          )
+      const out = new Float32Array(n)
+      if (n === 0) return out
+      // Row k pads C so that "exclude none" (k) still masks a real column of the Gemm.
+      const padded = new Float32Array((k + 1) * d)
+      padded.set(centroids.subarray(0, k * d))
+      const norms = new Float32Array(k + 1).fill(PADDING_NORM_SQ)
+      norms.set(centroidNormsSq(centroids, k, d))
+      const c = new ort.Tensor('float32', padded, [k + 1, d])
+      const cn = new ort.Tensor('float32', norms, [k + 1])
+      const s = await session(d, 'nearest-excluding')
+      const step = rowsPerBlock(k + 1)
+      for (let start = 0; start < n; start += step) {
+        const end = Math.min(n, start + step)
+        const result = await s.run({
+          ...feeds(points, start, end, d, c, cn),
+          [ASSIGN_GRAPH_INPUTS.exclude]: new ort.Tensor('int32', exclude.subarray(start, end), [
+            end - start,
+            1,
+          ]),
+        })
+        const partial = result[ASSIGN_GRAPH_OUTPUTS.excludedMinPartial].data as Float32Array
+        for (let i = 0; i < partial.length; i++)
+          out[start + i] = Math.max(0, partial[i] + pointNormsSq[start + i])
+        for (const t of Object.values(result)) t.dispose()
+      }
+      return out
+    },
+
     async groupMinima(
       points: Float32Array,
       centroids: Float32Array,
@@ -326,4 +411,5 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       for (const s of all) await (await s).release()
     },
   }
+  return kernel
 }
