@@ -104,6 +104,22 @@ describe('K-means on the runtime', () => {
     }
   })
 
+  it('a single worker (nothing to shuffle or combine) equals the reference for every aggregation mode', async () => {
+    const single = await WorkerPool.start({ workers: 1, spawn: spawnLocalWorker })
+    try {
+      for (const aggregation of aggregationModes) {
+        const reports: IterationReport[] = []
+        const run = await runKmeans(single, options({ aggregation, onIteration: (r) => reports.push(r) }))
+        expect(run.iterations, aggregation).toBe(reference.iterations)
+        expectClose(run.centroids, reference.centroids, 1e-4)
+        expect(reports.map((r) => r.reassigned)).toEqual(reference.reassigned)
+        for (const r of reports) expect(r.workers[0]!.stages.shuffle.bytesSent).toBe(0)
+      }
+    } finally {
+      await single.close()
+    }
+  })
+
   it('runs the map stage on the ONNX kernel in every worker with the reference result', async () => {
     // Float32 BLAS distances may rank exact near-ties differently; seeded blobs have none.
     const run = await runKmeans(pool, options({ kernel: 'onnx', threadsPerTask: 1 }))
