@@ -48,11 +48,11 @@ export async function halfNearestCentroidDistance(
 /** Options of {@link createHamerlyState}. */
 export interface HamerlyOptions extends AccelOptions {
   /**
-   * Moved-set iterations (default: on when the dense kernel has `nearestTwo`): each iteration the
-   * m centroids that drifted most are re-measured densely (one Gemm over m ≪ k centroids) for
-   * every point whose bound fails with the largest drift, so its lower bound only has to absorb
-   * the (m + 1)-th largest; m is chosen per iteration from the points' bound slack to minimise
-   * the dense work, and an iteration where nearly every point fails re-scans all in one pass.
+   * Moved-set iterations (default: on when the dense kernel has `nearestTwo` and
+   * `nearestExcluding`): each iteration the m centroids that drifted most are re-measured densely
+   * for every point (one Gemm over m ≪ k centroids), so a lower bound only has to absorb the
+   * (m + 1)-th largest drift; m is chosen per iteration by a cost model over the points' bound
+   * slack, and an iteration where nearly every point fails re-scans all in one pass.
    * Off: classic Hamerly (the bound absorbs the largest drift, plus the s(c) test).
    */
   movedSet?: boolean
