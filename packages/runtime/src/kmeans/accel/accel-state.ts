@@ -50,3 +50,15 @@ export interface AccelOptions {
  * inflated by this much to keep bounds valid (it costs no measurable pruning).
  */
 export const BOUND_SLACK = 1e-9
+
+/** An iteration's {@link AccelAssignResult}: a copy of `labels`, and how many differ from `before`. */
+export function iterationResult(
+  labels: Int32Array,
+  before: Int32Array,
+  distancesEvaluated: number,
+  centroidDistancesEvaluated = 0,
+): AccelAssignResult {
+  let changed = 0
+  for (let i = 0; i < labels.length; i++) if (labels[i] !== before[i]) changed++
+  return { labels: labels.slice(), distancesEvaluated, centroidDistancesEvaluated, changed }
+}

@@ -1,7 +1,13 @@
 import { UsageError } from '../../errors.ts'
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
-import { type AccelAssignResult, type AccelOptions, type AccelState, BOUND_SLACK } from './accel-state.ts'
+import {
+  type AccelAssignResult,
+  type AccelOptions,
+  type AccelState,
+  BOUND_SLACK,
+  iterationResult,
+} from './accel-state.ts'
 import {
   centroidDrift,
   forEachDistanceRow,
@@ -341,15 +347,7 @@ export function createHamerlyState(
       ) {
         // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
         // checks, no gather) costs less than checking, gathering and re-scanning almost all.
-        evaluated = await rescan(null, current, k)
-        let changed = 0
-        for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
-        return {
-          labels: labels.slice(),
-          distancesEvaluated: evaluated,
-          centroidDistancesEvaluated: 0,
-          changed,
-        }
+        return iterationResult(labels, before, await rescan(null, current, k))
       }
       if (plan.m > 0) {
         movedBound = await movedSetBounds(current, k, byDrift.subarray(0, plan.m), allOthers)
@@ -386,9 +384,7 @@ export function createHamerlyState(
       if (!(own * UP < z)) pending.push(i)
     }
     evaluated += await rescan(Int32Array.from(pending), current, k)
-    let changed = 0
-    for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
-    return { labels: labels.slice(), distancesEvaluated: evaluated, centroidDistancesEvaluated, changed }
+    return iterationResult(labels, before, evaluated, centroidDistancesEvaluated)
   }
 
   return {

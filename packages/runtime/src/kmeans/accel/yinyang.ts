@@ -1,7 +1,13 @@
 import { UsageError } from '../../errors.ts'
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
-import { type AccelAssignResult, type AccelOptions, type AccelState, BOUND_SLACK } from './accel-state.ts'
+import {
+  type AccelAssignResult,
+  type AccelOptions,
+  type AccelState,
+  BOUND_SLACK,
+  iterationResult,
+} from './accel-state.ts'
 import { type CentroidGroups, groupCentroids } from './centroid-groups.ts'
 import {
   centroidDrift,
@@ -533,14 +539,7 @@ export function createYinyangState(
       if (grouped) {
         const evaluated = await groupedIteration(current, k, drift, groupDrift)
         previous = current
-        let changed = 0
-        for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
-        return {
-          labels: labels.slice(),
-          distancesEvaluated: evaluated,
-          centroidDistancesEvaluated: 0,
-          changed,
-        }
+        return iterationResult(labels, before, evaluated)
       }
 
       // Pass 1, global filter: exact distance to the own centroid vs the loosened group bounds.
@@ -578,14 +577,7 @@ export function createYinyangState(
         for (const i of pending) evaluated += filteredScan(i, current, drift, groupDrift, scratch)
       }
       previous = current
-      let changed = 0
-      for (let i = 0; i < n; i++) if (labels[i] !== before[i]) changed++
-      return {
-        labels: labels.slice(),
-        distancesEvaluated: evaluated,
-        centroidDistancesEvaluated: 0,
-        changed,
-      }
+      return iterationResult(labels, before, evaluated)
     },
   }
 }

@@ -25,24 +25,15 @@ export interface OrtKernelOptions {
   allowSpinning?: boolean
 }
 
-/** The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed. */
-export interface OrtKernel extends DistanceMatrixKernel {
-  prepare(d: number, k: number): Promise<void>
-  nearestTwo(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>
-  nearestExcluding(
-    points: Float32Array,
-    centroids: Float32Array,
-    exclude: Int32Array,
-    pointNormsSq: Float32Array | Float64Array,
-    d: number,
-  ): Promise<Float32Array>
-  groupMinima(
-    points: Float32Array,
-    centroids: Float32Array,
-    centroidNormsSq: Float32Array,
-    groups: number,
-    d: number,
-  ): Promise<GroupMinima>
+type OptionalPasses = 'prepare' | 'nearestTwo' | 'nearestExcluding' | 'groupMinima'
+
+/**
+ * The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed,
+ * with every optional pass implemented.
+ */
+export interface OrtKernel
+  extends Omit<DistanceMatrixKernel, OptionalPasses>,
+    Required<Pick<DistanceMatrixKernel, OptionalPasses>> {
   /** The thread count the sessions were created with. */
   readonly intraOpNumThreads: number
   /** The configured row block. */
