@@ -33,11 +33,11 @@ async function load(file: string): Promise<{ x: Float32Array; rows: number; d: n
 const { x: points, rows: n, d } = await load(values.data as string)
 const { x: init, rows: k } = await load(values.init as string)
 const dense = await createOrtKernel({ intraOpNumThreads: Number(values.threads) })
-await dense.prepare(d, k)
 const extra = JSON.parse(values.options as string)
 let state: AccelState | null = null
 if (values.algorithm === 'hamerly') state = createHamerlyState(points, n, d, { dense, ...extra })
 else if (values.algorithm === 'yinyang') state = createYinyangState(points, n, d, { dense, ...extra })
+await dense.prepare(d, k, state ? state.kernelPasses : ['assign'])
 let centroids = init.slice()
 const clusterSums = createClusterSums(points, d)
 let total = 0

@@ -40,7 +40,7 @@ export interface LoadRequest {
    * distance blocks (the ONNX kernel); the driver resolves `auto` before loading.
    */
   algorithm?: KmeansAlgorithm
-  /** Number of centroids, when known: the kernels prepare for it at load (see `AssignKernel.prepare`). */
+  /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
   k?: number
   partition: PartitionSpec
 }
@@ -155,13 +155,9 @@ export class KmeansWorkerState {
     for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
       const kernel = await factory({ threads })
-      if (req.k !== undefined) await kernel.prepare?.(req.d, req.k)
-      this.tasks.push({
-        points: pts,
-        sums: createClusterSums(pts, req.d),
-        kernel,
-        accel: createAccelState(req.algorithm ?? 'lloyd', pts, req.d, kernel),
-      })
+      const accel = createAccelState(req.algorithm ?? 'lloyd', pts, req.d, kernel)
+      if (req.k !== undefined) await kernel.prepare?.(req.d, req.k, accel ? accel.kernelPasses : ['assign'])
+      this.tasks.push({ points: pts, sums: createClusterSums(pts, req.d), kernel, accel })
     }
     return { points: n, tasks: this.tasks.length }
   }

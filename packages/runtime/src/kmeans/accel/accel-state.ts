@@ -1,4 +1,4 @@
-import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import type { DistanceMatrixKernel, KernelPass } from '../kernels/assign-kernel.ts'
 
 /**
  * One iteration's assignment by an accelerated (bounded) algorithm: the labels only. Skipping a
@@ -29,6 +29,8 @@ export interface AccelState {
   readonly name: string
   readonly n: number
   readonly d: number
+  /** The dense kernel's passes this state calls every iteration (what the worker prepares at load). */
+  readonly kernelPasses: readonly KernelPass[]
   assign(centroids: Float32Array, k: number): Promise<AccelAssignResult>
   /** Forgets the bounds: the next `assign` starts from a dense pass again. */
   reset(): void

@@ -143,10 +143,10 @@ export function createHamerlyState(
   }
 
   /**
-   * Sets point i from its nearest two (approximate, each within `errorBound`) squared distances;
-   * false when they cannot settle the label. Every centroid but `best` is at least
-   * secondSq − errorBound away, so `best` is the exact nearest when its distance is below that:
-   * first tested with its bound bestSq + errorBound (no arithmetic on the point), then exactly.
+   * Sets point i from its nearest two (approximate, each within `errorBound`) squared distances.
+   * Every centroid but `best` is at least secondSq − errorBound away, so `best` is the exact
+   * nearest when its distance is below that: first tested with its bound bestSq + errorBound (no
+   * arithmetic on the point; returns 0), then exactly (returns 1); 2 when they cannot settle it.
    */
   function fromNearestTwo(
     i: number,
@@ -391,6 +391,7 @@ export function createHamerlyState(
     name: 'hamerly',
     n,
     d,
+    kernelPasses: movedSet ? ['nearestTwo', 'nearestExcluding'] : dense?.nearestTwo ? ['nearestTwo'] : [],
     reset() {
       previous = null
     },

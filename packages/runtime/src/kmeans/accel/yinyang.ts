@@ -485,6 +485,8 @@ export function createYinyangState(
     name: 'yinyang',
     n,
     d,
+    // Its dense passes vary with each iteration's mix of failing points; sessions open on first use.
+    kernelPasses: [],
     reset() {
       previous = null
       groups = null

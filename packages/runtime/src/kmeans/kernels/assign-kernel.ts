@@ -6,6 +6,9 @@ export interface AssignResult {
   distancesSq: Float32Array
 }
 
+/** The kernel calls a map task makes every iteration, as named in {@link AssignKernel.prepare}. */
+export type KernelPass = 'assign' | 'nearestTwo' | 'nearestExcluding'
+
 /**
  * The seam between K-means and its compute kernel: the reference TypeScript kernel and the
  * fast (BLAS-speed) kernels implement the same contract, so tests can compare them directly.
@@ -15,10 +18,11 @@ export interface AssignKernel {
   readonly name: string
   assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult>
   /**
-   * Optional: gets ready for calls with dimension d and k centroids (sessions, buffers), so the
-   * first iteration does not pay for it. Called once at load; correctness never depends on it.
+   * Optional: gets the listed passes ready for calls with dimension d and k centroids (sessions,
+   * buffers), so the first iterations do not pay for it. Called once at load with the passes the
+   * map task will use; correctness never depends on it.
    */
-  prepare?(d: number, k: number): Promise<void>
+  prepare?(d: number, k: number, passes: readonly KernelPass[]): Promise<void>
   /** Releases native resources (sessions, threads); the kernel is unusable afterwards. */
   dispose(): Promise<void>
 }

@@ -233,10 +233,12 @@ describe('ort kernel', () => {
     })
   })
 
-  it('prepare creates the sessions a K-means run uses, so its iterations create none', async () => {
+  it('prepare creates the sessions of the listed passes only, so later calls create none', async () => {
     const own = await createOrtKernel({ intraOpNumThreads: 1, blockRows: 64 })
     try {
-      await own.prepare(6, 40)
+      await own.prepare(6, 40, ['assign'])
+      expect(own.sessionsCreated).toBe(1)
+      await own.prepare(6, 40, ['nearestTwo', 'nearestExcluding'])
       const prepared = own.sessionsCreated
       expect(prepared).toBe(3)
       const points = randomMatrix(100, 6, 61, 0)

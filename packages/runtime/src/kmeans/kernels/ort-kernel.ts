@@ -1,7 +1,13 @@
 import { availableParallelism } from 'node:os'
 import * as ort from 'onnxruntime-node'
 import { UsageError } from '../../errors.ts'
-import type { AssignResult, DistanceMatrixKernel, GroupMinima, NearestTwo } from './assign-kernel.ts'
+import type {
+  AssignResult,
+  DistanceMatrixKernel,
+  GroupMinima,
+  KernelPass,
+  NearestTwo,
+} from './assign-kernel.ts'
 import {
   ASSIGN_GRAPH_INPUTS,
   ASSIGN_GRAPH_OUTPUTS,
@@ -175,6 +181,18 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
     }
   }
 
+  /** C and cNorm with rows k … paddedK − 1 as padding (zero rows, ‖c‖² = {@link PADDING_NORM_SQ}). */
+  function paddedCentroidFeeds(centroids: Float32Array, k: number, d: number, paddedK: number) {
+    const padded = new Float32Array(paddedK * d)
+    padded.set(centroids.subarray(0, k * d))
+    const norms = new Float32Array(paddedK).fill(PADDING_NORM_SQ)
+    norms.set(centroidNormsSq(centroids, k, d))
+    return {
+      c: new ort.Tensor('float32', padded, [paddedK, d]),
+      cn: new ort.Tensor('float32', norms, [paddedK]),
+    }
+  }
+
   /**
    * The centroid inputs of an `assign` / `nearest-two` graph: as given for the flat graph, or
    * padded to the group layout, plus its shape, for the grouped one (from `groupedFromK` on).
@@ -190,14 +208,9 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       }
     }
     const { groups, width, paddedK } = groupLayout(k)
-    const padded = new Float32Array(paddedK * d)
-    padded.set(centroids.subarray(0, k * d))
-    const norms = new Float32Array(paddedK).fill(PADDING_NORM_SQ)
-    norms.set(centroidNormsSq(centroids, k, d))
     return {
       grouped: true,
-      c: new ort.Tensor('float32', padded, [paddedK, d]),
-      cn: new ort.Tensor('float32', norms, [paddedK]),
+      ...paddedCentroidFeeds(centroids, k, d, paddedK),
       extra: {
         [ASSIGN_GRAPH_INPUTS.groupShape]: new ort.Tensor(
           'int64',
@@ -218,25 +231,28 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
     },
 
     /**
-     * Creates the sessions of `assign`, `nearestTwo` and `nearestExcluding` for (d, k) and runs
-     * each once on a zero block of the size it will use: session creation (~40 ms for the first)
-     * and the first run's buffer allocation (~30 ms) otherwise land in the first iterations.
+     * Creates the session of each listed pass for (d, k) and runs it once on a zero block of the
+     * size it will use (for `nearestExcluding`, a moved set of k / 8): session creation (~40 ms for
+     * the first) and a first run's buffers (~30 ms) otherwise land in the first iterations. Only
+     * the listed passes: each session keeps its own buffers (up to 128 MiB at large k).
      */
-    async prepare(d: number, k: number): Promise<void> {
+    async prepare(d: number, k: number, passes: readonly KernelPass[]): Promise<void> {
       if (!Number.isInteger(d) || d < 1 || !Number.isInteger(k) || k < 1) return
-      const rows = (kk: number) => new Float32Array(rowsPerBlock(kk) * d)
-      const centroids = (kk: number) => new Float32Array(kk * d)
-      await kernel.assign(rows(k), centroids(k), d)
-      if (k >= 2) await kernel.nearestTwo(rows(k), centroids(k), d)
-      const moved = Math.max(2, Math.floor(k / 8))
-      const block = rowsPerBlock(moved + 1)
-      await kernel.nearestExcluding(
-        new Float32Array(block * d),
-        centroids(moved),
-        new Int32Array(block).fill(moved),
-        new Float32Array(block),
-        d,
-      )
+      const zeros = (rows: number) => new Float32Array(rows * d)
+      if (passes.includes('assign')) await kernel.assign(zeros(rowsPerBlock(k)), zeros(k), d)
+      if (passes.includes('nearestTwo') && k >= 2)
+        await kernel.nearestTwo(zeros(rowsPerBlock(k)), zeros(k), d)
+      if (passes.includes('nearestExcluding')) {
+        const moved = Math.max(2, Math.floor(k / 8))
+        const rows = rowsPerBlock(moved + 1)
+        await kernel.nearestExcluding(
+          zeros(rows),
+          zeros(moved),
+          new Int32Array(rows).fill(moved),
+          new Float32Array(rows),
+          d,
+        )
+      }
     },
 
     async assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult> {
@@ -330,12 +346,7 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       const out = new Float32Array(n)
       if (n === 0) return out
       // Row k pads C so that "exclude none" (k) still masks a real column of the Gemm.
-      const padded = new Float32Array((k + 1) * d)
-      padded.set(centroids.subarray(0, k * d))
-      const norms = new Float32Array(k + 1).fill(PADDING_NORM_SQ)
-      norms.set(centroidNormsSq(centroids, k, d))
-      const c = new ort.Tensor('float32', padded, [k + 1, d])
-      const cn = new ort.Tensor('float32', norms, [k + 1])
+      const { c, cn } = paddedCentroidFeeds(centroids, k, d, k + 1)
       const s = await session(d, 'nearest-excluding')
       const step = rowsPerBlock(k + 1)
       for (let start = 0; start < n; start += step) {
