@@ -97,11 +97,12 @@ describe('Runs pages (Chromium)', () => {
     const row = page.locator('tbody tr', { hasText: 'digits-hog' })
     await row.locator('[data-status="ready"]').waitFor({ timeout: 60_000 })
 
-    // The launch form: k 16, 2 workers, 15 iterations, tol 0 (no early stop on inertia).
+    // The launch form: k 16, 2 workers, 30 iterations, tol 0 (no early stop on inertia). An
+    // iteration takes ~30 ms here and the page renders every 100 ms: 30 leave several renders mid-run.
     await page.getByRole('link', { name: 'Runs', exact: true }).click()
     await page.waitForURL(/\/runs$/)
     await page.getByLabel('k (centroids)').fill('16')
-    await page.getByLabel('Max iterations').fill('15')
+    await page.getByLabel('Max iterations').fill('30')
     await page.getByLabel('Workers').fill('2')
     await page.getByLabel('tol').fill('0')
     await browser.screenshot('runs-01-form')
@@ -126,17 +127,17 @@ describe('Runs pages (Chromium)', () => {
     // Mid-run: some bars drawn, not all.
     await page.waitForFunction(() => {
       const bars = (window as unknown as { __bars: number[] }).__bars
-      return bars.length > 0 && (bars.at(-1) ?? 0) < 15
+      return bars.length > 0 && (bars.at(-1) ?? 0) < 30
     })
     await browser.screenshot('runs-02-live')
 
     await page.locator('h1 [data-status="succeeded"]').waitFor({ timeout: 120_000 })
-    await page.getByText('Iteration 15 / 15').waitFor()
-    await page.locator('[data-testid="stage-chart"][data-bars="15"]').waitFor()
+    await page.getByText('Iteration 30 / 30').waitFor()
+    await page.locator('[data-testid="stage-chart"][data-bars="30"]').waitFor()
     const bars = await page.evaluate(() => (window as unknown as { __bars: number[] }).__bars)
-    // The chart grew in steps while iterations arrived: at least two counts below 15, increasing, ending at 15.
-    expect(bars.at(-1)).toBe(15)
-    expect(bars.filter((b) => b > 0 && b < 15).length).toBeGreaterThanOrEqual(1)
+    // The chart grew in steps while iterations arrived: at least two counts below 30, increasing, ending at 30.
+    expect(bars.at(-1)).toBe(30)
+    expect(bars.filter((b) => b > 0 && b < 30).length).toBeGreaterThanOrEqual(1)
     expect(bars.length).toBeGreaterThanOrEqual(2)
     for (let i = 1; i < bars.length; i++) expect(bars[i]).toBeGreaterThan(bars[i - 1]!)
 
@@ -147,7 +148,7 @@ describe('Runs pages (Chromium)', () => {
 
     // Export .npy through the link; the download equals the API's export, k × d float32.
     const record = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as RunRecord
-    expect(record).toMatchObject({ status: 'succeeded', iteration: 15 })
+    expect(record).toMatchObject({ status: 'succeeded', iteration: 30 })
     const vocabularyId = record.vocabularyId!
     const [download] = await Promise.all([
       page.waitForEvent('download'),
