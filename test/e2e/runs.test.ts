@@ -258,6 +258,11 @@ describe('Runs pages (Chromium)', () => {
     expect(done).toMatchObject({ status: 'succeeded', iteration: reference.iteration })
     expect(done.iteration).toBeGreaterThan(cancelled.checkpointIteration)
     await page.getByText(`Iteration ${done.iteration} / ${ITERATIONS}`).waitFor()
+    // Stopped by tol before ITERATIONS: the page says so, and the bar is full.
+    expect(await page.getByTestId('run-converged').count()).toBe(done.iteration < ITERATIONS ? 1 : 0)
+    expect(await page.getByRole('progressbar', { name: 'Iterations' }).getAttribute('aria-valuenow')).toBe(
+      '100',
+    )
     const vocabulary = async (r: RunRecord) =>
       Buffer.from(
         await (

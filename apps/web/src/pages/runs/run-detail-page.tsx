@@ -62,6 +62,8 @@ export function RunDetailPage(props: { id: string }) {
   const meanMs = live.meanIterationMs
   const lastInertia = live.inertia.at(live.count - 1)
   const lastFraction = live.distanceFraction.at(live.count - 1)
+  // A run that stopped before maxIterations on its tol rule is complete, not 54 % done.
+  const converged = r.status === 'succeeded' && lastIteration < r.params.maxIterations
 
   return (
     <div className="page">
@@ -85,6 +87,7 @@ export function RunDetailPage(props: { id: string }) {
               <span data-testid="run-iteration">
                 Iteration {lastIteration} / {r.params.maxIterations}
               </span>
+              {converged && <span data-testid="run-converged"> · converged</span>}
             </span>
             <span className="num" data-testid="run-eta">
               {active
@@ -96,7 +99,13 @@ export function RunDetailPage(props: { id: string }) {
             </span>
           </div>
           <ProgressBar
-            fraction={active ? progress.fraction : lastIteration / r.params.maxIterations}
+            fraction={
+              active
+                ? progress.fraction
+                : r.status === 'succeeded'
+                  ? 1
+                  : lastIteration / r.params.maxIterations
+            }
             label={active && progress.phase ? `Run ${progress.phase}` : 'Iterations'}
           />
         </div>
