@@ -257,10 +257,8 @@ export function createHamerlyState(
     k: number,
     drift: Float64Array,
     byDrift: Int32Array,
-    top: number,
-    runnerUp: number,
+    allOthers: (i: number) => number,
   ): { m: number; cost: number; atRisk: number } {
-    const topJ = byDrift[0]
     const candidates: number[] = []
     for (let c = 0; c <= Math.floor(k / 4) && c < k; c = c === 0 ? 2 : c * 2) candidates.push(c)
     // failing[q]: points at risk whose slack is ≤ the drift left after moving candidates[q]
@@ -272,10 +270,8 @@ export function createHamerlyState(
     let atRiskSampled = 0
     for (let i = 0; i < n; i += stride) {
       sampled++
-      const a = labels[i]
-      const own = drift[a]
-      const others = lower[i] * DOWN - (a === topJ ? runnerUp : top)
-      if (upper[i] + own * UP < others) continue
+      const own = drift[labels[i]]
+      if (upper[i] + own * UP < allOthers(i)) continue
       atRiskSampled++
       const slack = lower[i] - Math.sqrt(upper[i] * upper[i] + own * own)
       let q = 0
@@ -299,7 +295,7 @@ export function createHamerlyState(
         m = c
       }
     }
-    return { m: m < 2 ? 0 : m, cost, atRisk }
+    return { m, cost, atRisk }
   }
 
   /**
@@ -355,7 +351,7 @@ export function createHamerlyState(
     let staticDrift = Number.NaN
     let half: Float64Array | null = null
     if (movedSet) {
-      const plan = planMovedSet(k, drift, byDrift, top, runnerUp)
+      const plan = planMovedSet(k, drift, byDrift, allOthers)
       if (
         n >= MIN_DENSE_RESCAN &&
         plan.atRisk >= FULL_PASS_AT_RISK * n &&
