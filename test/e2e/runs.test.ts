@@ -246,14 +246,8 @@ describe('Runs pages (Chromium)', () => {
     // To the end, exactly as an undisturbed run of the same parameters: it stops at the same
     // iteration (ITERATIONS, or earlier where no vector changes cluster: tol 0) on the same vocabulary.
     const undisturbed = await launch()
-    const finished = async (id: string): Promise<RunRecord> => {
-      for (;;) {
-        const r = (await (await fetch(`${server.url}/api/runs/${id}`)).json()) as RunRecord
-        if (r.status !== 'queued' && r.status !== 'running') return r
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-    }
-    const [done, reference] = [await finished(created.id), await finished(undisturbed.id)]
+    const done = await server.app.runs.settled(created.id)
+    const reference = await server.app.runs.settled(undisturbed.id)
     expect(reference.status).toBe('succeeded')
     expect(done).toMatchObject({ status: 'succeeded', iteration: reference.iteration })
     expect(done.iteration).toBeGreaterThan(cancelled.checkpointIteration)
