@@ -6,6 +6,7 @@ import {
   type AccelOptions,
   type AccelState,
   BOUND_SLACK,
+  denseRescanPays,
   iterationResult,
 } from './accel-state.ts'
 import {
@@ -17,9 +18,6 @@ import {
   resolveRow,
   rowNormsSq,
 } from './dense-pass.ts'
-
-/** Below this many re-scans a BLAS call costs more in setup than the TypeScript loop. */
-export const MIN_DENSE_RESCAN = 64
 
 /** Checks the shapes shared by every accelerated state. */
 export function checkAccelShapes(name: string, points: Float32Array, n: number, d: number): void {
@@ -56,7 +54,7 @@ export interface HamerlyOptions extends AccelOptions {
   /**
    * Moved-set iterations (default: on when the dense kernel has `nearestTwo` and
    * `nearestExcluding`): each iteration the m centroids that drifted most are re-measured densely
-   * for every point (one Gemm over m ≪ k centroids), so a lower bound only has to absorb the
+   * for every point (one Gemm over m < k centroids, often all that moved), so a lower bound only has to absorb the
    * (m + 1)-th largest drift; m is chosen per iteration by a cost model over the points' bound
    * slack, and an iteration where nearly every point fails re-scans all in one pass.
    * Off: classic Hamerly (the bound absorbs the largest drift, plus the s(c) test).
@@ -65,23 +63,22 @@ export interface HamerlyOptions extends AccelOptions {
 }
 
 /**
- * The moved-set pass's cost per point, in dense distance evaluations: a fixed part (reading the
- * point, masking and reducing its row, the bound update) plus a part per moved centroid. A
- * re-scanned point costs about k. Measured inside K-means at n = 100k, d = 128, k = 1,000: the
- * pass takes ~10 ms + 0.4 ms per moved centroid (half that back to back in isolation), a
- * re-scan 2.6 µs per point.
+ * The moved-set pass's cost per point, in the distance evaluations of a gathered re-scan (a
+ * re-scanned point costs k): a fixed part (reading the point, masking and reducing its row, the
+ * bound update) plus a part per moved centroid. Measured inside K-means at n = 100k, d = 128,
+ * k = 1,000 (2026-11-24): a re-scan ≈ 2.7 µs per point; the pass ≈ 10 ms + 0.21 ms per moved
+ * centroid (m = 369: 88–116 ms, m = 649: 125–140 ms; ~1.3× the same pass back to back in isolation).
  */
 const MOVED_PASS_FIXED = 40
-const MOVED_PASS_PER_CENTROID = 1.5
+const MOVED_PASS_PER_CENTROID = 0.8
 /** Tightening one upper bound (an exact distance in TypeScript), in the same units. */
 const TIGHTEN = 60
 /**
- * A full pass (one contiguous nearest-two sweep, no bound checks or gathers) per point, relative
- * to a gathered re-scan of one point (k): chosen when nearly every point is at risk
- * (`FULL_PASS_AT_RISK`) and the moved-set plan costs more. Measured: an iteration re-scanning
- * 70 % of the points through bounds took 1.3× a full pass.
+ * A full pass (one contiguous nearest-two sweep, no bound checks or gathers) per point, in the
+ * same units per centroid (measured 1.9–2.2 µs per point against 2.7 for a re-scan): chosen when
+ * nearly every point is at risk (`FULL_PASS_AT_RISK`) and the moved-set plan costs more.
  */
-const FULL_PASS_SHARE = 0.5
+const FULL_PASS_SHARE = 0.8
 const FULL_PASS_AT_RISK = 0.9
 /** Points {@link planMovedSet} looks at (every n / PLAN_SAMPLE-th): its fractions are within ~1 % of all points'. */
 const PLAN_SAMPLE = 8_192
@@ -185,7 +182,7 @@ export function createHamerlyState(
   async function rescan(indices: Int32Array | null, centroids: Float32Array, k: number): Promise<number> {
     const count = indices === null ? n : indices.length
     if (count === 0) return 0
-    const useDense = dense !== undefined && count >= MIN_DENSE_RESCAN
+    const useDense = dense !== undefined && denseRescanPays(count, k, d, options.denseMinWork)
     const scratch: RowResolution = { values: new Float64Array(k), evaluated: 0 }
     let evaluated = 0
     if (useDense && dense.nearestTwo !== undefined && k >= 2) {
@@ -245,8 +242,8 @@ export function createHamerlyState(
    * Plans the moved set (see {@link HamerlyOptions.movedSet}) from the points at risk (those whose
    * bound fails with the largest drift), estimated on every `stride`-th point: m minimises one
    * moved-set pass over all points plus the re-scans of the points at risk whose slack is below the
-   * (m + 1)-th largest drift, and one tightening for each other point at risk; candidates are 0 and
-   * powers of two up to k / 4. The slack is an estimate (lower bound − expected own distance), not a
+   * (m + 1)-th largest drift, and one tightening for each other point at risk; candidates are 0,
+   * powers of two below k, and the number of centroids that moved at all. The slack is an estimate (lower bound − expected own distance), not a
    * bound: a centroid drifting by δ in a direction unrelated to the point (the typical case in many
    * dimensions) moves from distance u to about √(u² + δ²). Returns m, the plan's estimated cost in
    * distance evaluations and the estimated number of points at risk. Only the cost depends on the
@@ -260,7 +257,16 @@ export function createHamerlyState(
     allOthers: (i: number) => number,
   ): { m: number; cost: number; atRisk: number } {
     const candidates: number[] = []
-    for (let c = 0; c <= Math.floor(k / 4) && c < k; c = c === 0 ? 2 : c * 2) candidates.push(c)
+    for (let c = 0; c < k; c = c === 0 ? 2 : c * 2) candidates.push(c)
+    // Every centroid that moved at all: the others then cost their bound nothing. Once a few
+    // iterations in, most clusters keep their members and their centroids stay put (on blobs at
+    // k = 1,000: 649, 369, 211, … of 1,000 move in iterations 4, 5, 6, …).
+    let moving = 0
+    while (moving < k && drift[byDrift[moving]] > 0) moving++
+    if (moving < k && !candidates.includes(moving)) {
+      candidates.push(moving)
+      candidates.sort((a, b) => a - b)
+    }
     // failing[q]: points at risk whose slack is ≤ the drift left after moving candidates[q]
     // (thresholds fall as q grows, so a point counts for every q up to its last).
     const threshold = candidates.map((c) => drift[byDrift[c]] * UP)
@@ -353,7 +359,7 @@ export function createHamerlyState(
     if (movedSet) {
       const plan = planMovedSet(k, drift, byDrift, allOthers)
       if (
-        n >= MIN_DENSE_RESCAN &&
+        denseRescanPays(n, k, d, options.denseMinWork) &&
         plan.atRisk >= FULL_PASS_AT_RISK * n &&
         plan.cost > FULL_PASS_SHARE * n * k
       ) {

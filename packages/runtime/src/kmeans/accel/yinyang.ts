@@ -6,6 +6,7 @@ import {
   type AccelOptions,
   type AccelState,
   BOUND_SLACK,
+  denseRescanPays,
   iterationResult,
 } from './accel-state.ts'
 import { type CentroidGroups, groupCentroids } from './centroid-groups.ts'
@@ -27,7 +28,7 @@ import {
   groupedPass,
   permuteCentroids,
 } from './grouped-pass.ts'
-import { checkAccelShapes, MIN_DENSE_RESCAN } from './hamerly.ts'
+import { checkAccelShapes } from './hamerly.ts'
 
 /** Options of {@link createYinyangState}. */
 export interface YinyangOptions extends AccelOptions {
@@ -565,7 +566,9 @@ export function createYinyangState(
 
       // Pass 2: the points that failed the global filter.
       const useDense =
-        dense !== undefined && (options.rescan ?? 'auto') === 'auto' && pending.length >= MIN_DENSE_RESCAN
+        dense !== undefined &&
+        (options.rescan ?? 'auto') === 'auto' &&
+        denseRescanPays(pending.length, k, d, options.denseMinWork)
       if (useDense) {
         evaluated += await densePass(Int32Array.from(pending), current, k)
       } else {
