@@ -1,8 +1,8 @@
 /**
  * Event delivery to many socket.io clients: a real server (in-process, PGlite), C clients (in a
  * child process) joined to one run, N events stored with the run repository's append (seq = max + 1)
- * and published through the server's own socket module (`attachRunSocket`: join → backlog →
- * buffered live events, with a per-socket high-water mark). Prints events/s delivered to every
+ * and published through the server's own publisher (`app.runEvents`: a cursor per socket, a bounded
+ * queue, catch-up from memory or the database). Prints events/s delivered to every
  * client and checks that each client saw exactly seq 1..N+1, in order: no gap, no duplicate.
  *
  * Two phases: `live` (C − LATE clients join first, LATE more join with lastSeq 0 halfway through,
@@ -16,9 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig, startServer } from '@codebook/server'
-import type { RunEvent } from '@codebook/shared'
-import { Server } from 'socket.io'
-import { importServerSource, insertSyntheticRun, syntheticIteration } from '../run-page-load/synthetic-run.ts'
+import { insertSyntheticRun, syntheticIteration } from '../run-page-load/synthetic-run.ts'
 import type { ClientCommand, ClientStats } from './clients.ts'
 
 const { values: args } = parseArgs({
@@ -34,7 +32,7 @@ const { values: args } = parseArgs({
 const N = Number(args.events)
 const C = Number(args.clients)
 const LATE = Number(args.late)
-const PATH = '/bench-socket.io'
+const PATH = '/socket.io'
 const now = () => performance.timeOrigin + performance.now()
 
 type Reply = { type: 'opened' } | { type: 'joined'; at: number } | { type: 'done'; stats: ClientStats[] }
@@ -92,16 +90,6 @@ const server = await startServer(
     LOG_LEVEL: 'warn',
   }),
 )
-const io2 = new Server(server.app.server, { path: PATH, serveClient: false })
-// The run service keeps its publisher private (see README.md): the bench attaches the same socket
-// module to a second socket.io server on its own path, backed by the service's backlog reader.
-const { attachRunSocket } = await importServerSource<{
-  attachRunSocket(
-    io: Server,
-    readBacklog: (runId: string, after: number, limit: number) => Promise<RunEvent[]>,
-  ): { publish(runId: string, event: RunEvent): void }
-}>('runs/run-socket.ts')
-const { publish } = attachRunSocket(io2, (runId, after, limit) => server.app.runs.events(runId, after, limit))
 const child = fork(new URL('./clients.ts', import.meta.url))
 try {
   const payload = syntheticIteration(1, Number(args.workers), 3)
@@ -120,7 +108,11 @@ try {
   const t0 = now()
   let lateJoined: Promise<unknown> = Promise.resolve()
   for (let i = 1; i <= N; i++) {
-    publish(live.run.id, await live.repo.appendEvent(live.run.id, 'iteration', { ...payload, iteration: i }))
+    await live.append('iteration', { ...payload, iteration: i })
+    // PGlite answers within microtasks, so an unbroken chain of appends would starve the event loop
+    // (no socket drain, no ping: every client timed out). A run's events arrive as worker messages,
+    // one I/O callback each; yielding here does the same.
+    await new Promise(setImmediate)
     if (i === Math.floor(N / 2)) lateJoined = ask(child, { cmd: 'join', from: C - LATE, to: C }, 'joined')
   }
   const stored = now()
@@ -165,7 +157,6 @@ try {
 } finally {
   child.send({ cmd: 'close' } satisfies ClientCommand)
   await once(child, 'exit')
-  await new Promise<void>((r) => io2.close(() => r()))
   await server.close()
   await rm(home, { recursive: true, force: true })
 }

@@ -89,6 +89,9 @@ process.on('message', async (m: ClientCommand) => {
         (c) =>
           new Promise<void>((resolve, reject) => {
             c.joined = true
+            // The reply comes once the client has caught up; a disconnect before it loses it, and
+            // the reconnect joins again (above), so stop waiting.
+            c.socket.once('disconnect', () => resolve())
             c.socket.emit('run:join', { runId, lastSeq: 0 }, (ack: { ok: boolean; message?: string }) =>
               ack.ok ? resolve() : reject(new Error(ack.message)),
             )

@@ -163,10 +163,9 @@ try {
 
   await page.goto(`/runs/${runId}`)
   await page.getByTestId('run-iteration').waitFor()
-  // The page has joined the run's room once the server counts a member in it.
-  const room = `run:${runId}`
-  for (let t = 0; !(server.app.io.sockets.adapter.rooms.get(room)?.size ?? 0); t++) {
-    if (t > 200) throw new Error('the page never joined the run room')
+  // The page has joined the run once the server counts a socket watching it.
+  for (let t = 0; server.app.runEvents.watchers(runId) === 0; t++) {
+    if (t > 200) throw new Error('the page never joined the run')
     await new Promise((r) => setTimeout(r, 50))
   }
   const cdp = await browser.context.newCDPSession(page)

@@ -8,7 +8,6 @@ import {
   type RunLogData,
   type RunParams,
   type RunProgressData,
-  type RunSocketEvent,
   stageNames,
 } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
@@ -102,10 +101,10 @@ export function syntheticIteration(iteration: number, workers: number, seed: num
 export interface SyntheticRun {
   run: Run
   repo: RunRepo
-  /** Stores an event (next seq) and sends it to the run's socket.io room as `run:event`. */
+  /** Stores an event (next seq) and publishes it to the run's sockets (`app.runEvents`). */
   append(type: RunEventType, data: unknown): Promise<RunEvent>
   /**
-   * Sends an event to the room now, with the seq it will get, and stores it in the background
+   * Publishes an event now, with the seq it will get, and stores it in the background
    * (in order): the live pace does not wait for the database. `settled()` awaits the stores and
    * checks each got the seq that was sent.
    */
@@ -115,9 +114,9 @@ export interface SyntheticRun {
 
 /**
  * Inserts a run record (queued → running, no worker behind it) for `datasetId` with `params`
- * overrides, stores its `state` event, and returns an appender. Publishing goes to the room the
- * real socket module uses (`run:<id>`); call it only once the clients that matter have joined
- * (their backlog is read at join time), see README.md.
+ * overrides, stores its `state` event, and returns an appender. Events go out through the server's
+ * own publisher (`app.runEvents`), as the run service's do; `stream` publishes before it stores, so
+ * call it only once the clients that matter have joined (see README.md).
  */
 export async function insertSyntheticRun(
   app: FastifyInstance,
@@ -147,8 +146,7 @@ export async function insertSyntheticRun(
   if (!run) throw new Error(`synthetic run ${id} could not be marked running`)
   const append = async (type: RunEventType, data: unknown) => {
     const event = await repo.appendEvent(id, type, data)
-    const payload: RunSocketEvent = { runId: id, ...event }
-    app.io.to(`run:${id}`).emit('run:event', payload)
+    app.runEvents.publish(id, event)
     return event
   }
   await append('state', run)
@@ -156,8 +154,7 @@ export async function insertSyntheticRun(
   let chain: Promise<void> = Promise.resolve()
   const stream = (type: RunEventType, data: unknown) => {
     const seq = nextSeq++
-    const payload: RunSocketEvent = { runId: id, seq, type, data }
-    app.io.to(`run:${id}`).emit('run:event', payload)
+    app.runEvents.publish(id, { seq, type, data })
     chain = chain.then(async () => {
       const stored = await repo.appendEvent(id, type, data)
       if (stored.seq !== seq) throw new Error(`event stored as seq ${stored.seq}, sent as ${seq}`)

@@ -3,12 +3,17 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createRunRepo } from './run-repo.ts'
 import { createRunService, type RunService } from './run-service.ts'
-import { attachRunSocket } from './run-socket.ts'
+import { attachRunSocket, type RunEventPublisher } from './run-socket.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Run service: queue, execution on local worker processes, cancel, event log. */
     runs: RunService
+    /**
+     * Sends a run's stored events to the sockets watching it (`run:join`). The run service
+     * publishes every event it records; tools that write a run's log themselves (benchmarks) use it too.
+     */
+    runEvents: RunEventPublisher
   }
 }
 
@@ -23,7 +28,9 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
   const repo = createRunRepo(app.db)
   // The socket side needs the service's backlog reader and the service needs the socket's publisher.
   let readBacklog: RunService['events'] = async () => []
-  const socket = attachRunSocket(app.io, (runId, after, limit) => readBacklog(runId, after, limit))
+  const socket = attachRunSocket(app.io, (runId, after, limit) => readBacklog(runId, after, limit), {
+    onReadError: (runId, err) => app.log.warn({ err, runId }, 'run events could not be read for a socket'),
+  })
   const service = createRunService({
     repo,
     getDataset: (id) => app.datasets.get(id),
@@ -42,6 +49,7 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
   })
   readBacklog = (runId, after, limit) => service.events(runId, after, limit)
   app.decorate('runs', service)
+  app.decorate('runEvents', socket)
   await service.start()
 
   // preClose runs before any onClose: runs are aborted (workers shut down) while the DB is open.
