@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createRng } from '@codebook/runtime'
 import {
+  CreateRun,
   IterationReport,
   type Run,
   type RunEvent,
@@ -127,21 +128,10 @@ export async function insertSyntheticRun(
   )
   const repo = createRunRepo(app.db)
   const id = randomUUID()
-  await repo.insert(id, {
-    datasetId: 'synthetic',
-    k: 1024,
-    maxIterations: 1000,
-    workers: 64,
-    tol: 0,
-    slots: 1,
-    broadcast: 'chain',
-    chainOrder: 'topology',
-    aggregation: 'local',
-    algorithm: 'lloyd',
-    kernel: 'onnx',
-    seed: 1,
-    ...params,
-  })
+  await repo.insert(
+    id,
+    CreateRun.parse({ datasetId: 'synthetic', k: 1024, maxIterations: 1000, workers: 64, tol: 0, ...params }),
+  )
   const run = await repo.markRunning(id)
   if (!run) throw new Error(`synthetic run ${id} could not be marked running`)
   const append = async (type: RunEventType, data: unknown) => {

@@ -5,7 +5,7 @@ import {
   type Socket as TcpSocket,
   connect as tcpConnect,
 } from 'node:net'
-import type { RunSocketEvent } from '@codebook/shared'
+import { CreateRun, type RunSocketEvent } from '@codebook/shared'
 import { Server } from 'socket.io'
 import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -117,20 +117,8 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
 
   async function insertRun(): Promise<string> {
     const id = randomUUID()
-    await repo.insert(id, {
-      datasetId: 'synthetic',
-      k: 8,
-      maxIterations: 10,
-      workers: 1,
-      tol: 0,
-      slots: 1,
-      broadcast: 'chain',
-      chainOrder: 'topology',
-      aggregation: 'local',
-      algorithm: 'lloyd',
-      kernel: 'onnx',
-      seed: 1,
-    })
+    // The schema fills every other parameter with its default.
+    await repo.insert(id, CreateRun.parse({ datasetId: 'synthetic', k: 8, maxIterations: 10, workers: 1 }))
     return id
   }
 
