@@ -54,9 +54,10 @@ export interface HamerlyOptions extends AccelOptions {
   /**
    * Moved-set iterations (default: on when the dense kernel has `nearestTwo` and
    * `nearestExcluding`): each iteration the m centroids that drifted most are re-measured densely
-   * for every point (one Gemm over m < k centroids, often all that moved), so a lower bound only has to absorb the
-   * (m + 1)-th largest drift; m is chosen per iteration by a cost model over the points' bound
-   * slack, and an iteration where nearly every point fails re-scans all in one pass.
+   * for every point (one Gemm over m < k centroids, often all that moved), so a lower bound only
+   * has to absorb the (m + 1)-th largest drift; m is chosen per iteration by a cost model over
+   * the points' bound slack, and an iteration where nearly every point fails re-scans all in one
+   * pass.
    * Off: classic Hamerly (the bound absorbs the largest drift, plus the s(c) test).
    */
   movedSet?: boolean
@@ -243,9 +244,10 @@ export function createHamerlyState(
    * bound fails with the largest drift), estimated on every `stride`-th point: m minimises one
    * moved-set pass over all points plus the re-scans of the points at risk whose slack is below the
    * (m + 1)-th largest drift, and one tightening for each other point at risk; candidates are 0,
-   * powers of two below k, and the number of centroids that moved at all. The slack is an estimate (lower bound − expected own distance), not a
-   * bound: a centroid drifting by δ in a direction unrelated to the point (the typical case in many
-   * dimensions) moves from distance u to about √(u² + δ²). Returns m, the plan's estimated cost in
+   * powers of two below k, and the number of centroids that moved at all. The slack is an
+   * estimate (lower bound − expected own distance), not a bound: a centroid drifting by δ in a
+   * direction unrelated to the point (the typical case in many dimensions) moves from distance u
+   * to about √(u² + δ²). Returns m, the plan's estimated cost in
    * distance evaluations and the estimated number of points at risk. Only the cost depends on the
    * sample, never a label: a sample of ~{@link PLAN_SAMPLE} points costs ~0.1 ms, where looking at
    * every point cost 5–20 ms per iteration at n = 100k.
