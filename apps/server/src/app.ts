@@ -5,7 +5,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyStatic from '@fastify/static'
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import { authPlugin } from './auth/auth-plugin.ts'
 import type { Config } from './config.ts'
@@ -19,6 +19,8 @@ import { healthRoutes } from './health/health-routes.ts'
 import { homePlugin } from './home/home-plugin.ts'
 import { ApiError } from './http/api-error.ts'
 import { errorPlugin } from './http/error-plugin.ts'
+import { originPlugin } from './http/origin-policy.ts'
+import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
 import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
@@ -37,7 +39,8 @@ const JSON_BODY_LIMIT = 1024 * 1024
 function exemptFromRateLimit(request: FastifyRequest): boolean {
   const method = request.method
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return true
-  return method === 'PATCH' && request.url.startsWith('/files/')
+  // By the route that matched, not the URL's spelling.
+  return method === 'PATCH' && request.routeOptions.url === '/files/*'
 }
 
 /**
@@ -48,6 +51,8 @@ function exemptFromRateLimit(request: FastifyRequest): boolean {
 export async function buildApp(config: Config): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel },
+    // requestLogPlugin writes one redacted line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     bodyLimit: JSON_BODY_LIMIT,
   })
@@ -64,11 +69,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   }
 
   try {
-    await app.register(errorPlugin, { spaFallback: serveWeb })
+    await app.register(requestLogPlugin)
+    await app.register(errorPlugin, { spaFallback: serveWeb, home: config.home })
+    await app.register(originPlugin, { allowedOrigins: config.allowedOrigins })
     await app.register(homePlugin, { home: config.home })
     await app.register(authPlugin, { apiToken: config.apiToken })
     await app.register(dbPlugin, { databaseUrl: config.databaseUrl, pgliteDir: app.home.db })
-    await app.register(realtimePlugin)
+    await app.register(realtimePlugin, { allowedOrigins: config.allowedOrigins })
     await app.register(fastifyRateLimit, {
       global: true,
       max: WRITE_RATE_LIMIT_PER_MINUTE,
@@ -106,7 +113,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(runRoutes, { prefix: '/api' })
     await app.register(topologyRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
-    await app.register(uploadRoutes, { maxUploadBytes: config.maxUploadBytes })
+    await app.register(uploadRoutes, {
+      maxUploadBytes: config.maxUploadBytes,
+      allowedOrigins: config.allowedOrigins,
+      expiryMs: config.uploadExpiryMs,
+    })
     await app.register(imageSetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(evaluationRoutes, { prefix: '/api' })
     if (serveWeb) await app.register(fastifyStatic, { root: webDist })

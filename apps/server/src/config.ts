@@ -29,6 +29,10 @@ export interface Config {
   maxQueuedRuns: number
   /** Token writes must present (CODEBOOK_API_TOKEN); undefined → generated at the home's first start. */
   apiToken: string | undefined
+  /** Origins besides the server's own that browsers may call the API and socket.io from. */
+  allowedOrigins: string[]
+  /** Unfinished tus uploads untouched this long are deleted (ms). */
+  uploadExpiryMs: number
 }
 
 // Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
@@ -89,7 +93,46 @@ const EnvSchema = z.object({
       .regex(/^\S+$/, 'must not contain whitespace')
       .optional(),
   ),
+  CODEBOOK_ALLOWED_ORIGINS: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        const origins = text
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== '')
+        for (const origin of origins) {
+          if (!isOrigin(origin)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`,
+            })
+          }
+        }
+        return origins
+      }),
+  ),
+  CODEBOOK_UPLOAD_EXPIRY_HOURS: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number()
+      .positive()
+      .max(24 * 365)
+      .default(24),
+  ),
 })
+
+/** True for `http(s)://host[:port]` exactly as a browser sends it in `Origin`. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text
+  } catch {
+    return false
+  }
+}
 
 /**
  * Parses the server configuration from environment variables (see CONTEXT.md for the table).
@@ -121,5 +164,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxWorkersPerRun: e.CODEBOOK_MAX_WORKERS_PER_RUN,
     maxQueuedRuns: e.CODEBOOK_MAX_QUEUED_RUNS,
     apiToken: e.CODEBOOK_API_TOKEN,
+    allowedOrigins: e.CODEBOOK_ALLOWED_ORIGINS,
+    uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
   }
 }

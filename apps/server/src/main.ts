@@ -4,20 +4,16 @@ import { loadConfig } from './config.ts'
 import { startServer } from './start-server.ts'
 
 /**
- * A generated token is shown once, at the start that created it, as a link that hands it to the
- * browser (the UI keeps it); later starts only say where it is kept.
+ * Prints the link that hands the token to a browser (the UI keeps it) at every start, to stdout
+ * only: the terminal of whoever started the server, never the log or an HTTP answer.
  */
 function announceApiToken(apiToken: ApiToken, url: string): void {
-  if (apiToken.source === 'created') {
-    process.stdout.write(
-      `\nAPI token created (shown once; kept in ${apiToken.file}):\n  ${apiToken.token}\n` +
-        `Open ${url}/?token=${apiToken.token} to use it in this browser; scripts send "Authorization: Bearer <token>".\n\n`,
-    )
-  } else if (apiToken.source === 'file') {
-    process.stdout.write(
-      `Writes need the API token kept in ${apiToken.file} (Authorization: Bearer <token>).\n`,
-    )
-  }
+  const where = apiToken.source === 'env' ? 'set by CODEBOOK_API_TOKEN' : `kept in ${apiToken.file}`
+  const created = apiToken.source === 'created' ? 'API token created' : 'API token'
+  process.stdout.write(
+    `\n${created} (${where}).\n` +
+      `Open ${url}/?token=${apiToken.token} to write from this browser; scripts send "Authorization: Bearer <token>".\n\n`,
+  )
 }
 
 /**

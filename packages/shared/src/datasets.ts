@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DisplayName, printableString } from './names.ts'
 
 /** Input formats Codebook reads; the names are used by the CLI's `--format` and the API's `format`. */
 export const datasetFormats = ['hog-text', 'npy', 'fvecs', 'bvecs', 'csv'] as const
@@ -60,15 +61,15 @@ export type DatasetList = z.infer<typeof DatasetList>
 
 /** Query of the direct upload `POST /api/datasets?name=…&format=…` (file as the raw body). */
 export const CreateDatasetQuery = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   format: DatasetFormat.optional(),
 })
 export type CreateDatasetQuery = z.infer<typeof CreateDatasetQuery>
 
 /** Metadata a tus upload carries (tus `Upload-Metadata`, base64 values). */
 export const UploadMetadata = z.object({
-  name: z.string().trim().min(1).max(200),
-  filename: z.string().optional(),
+  name: DisplayName,
+  filename: printableString(1000).optional(),
   format: DatasetFormat.optional(),
 })
 export type UploadMetadata = z.infer<typeof UploadMetadata>

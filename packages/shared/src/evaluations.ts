@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DisplayName } from './names.ts'
 
 const CodedError = z.object({ code: z.string(), message: z.string() })
 
@@ -41,7 +42,7 @@ export type ImageSetList = z.infer<typeof ImageSetList>
  * the file as the raw body (`curl -T`). `grid` and `rowsPerClass` are required for a grid.
  */
 export const CreateImageSetQuery = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   kind: ImageSetKind,
   /** Cell size `WxH` in pixels (grid only). */
   grid: z
@@ -84,7 +85,7 @@ export const CreateEvaluation = z.object({
     .default(1),
   /** Use only the first n images of every class (quick runs); omit for all. */
   limitPerClass: z.number().int().min(2).optional(),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: DisplayName.optional(),
 })
 export type CreateEvaluationInput = z.input<typeof CreateEvaluation>
 export type CreateEvaluation = z.infer<typeof CreateEvaluation>

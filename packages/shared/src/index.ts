@@ -35,6 +35,7 @@ export {
   MisclassifiedImage,
 } from './evaluations.ts'
 export { Health } from './health.ts'
+export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
 export type { CreateRunInput, RunParams } from './runs.ts'
 export {
   CreateRun,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DisplayName } from './names.ts'
 import { Topology } from './topology.ts'
 
 /**
@@ -91,7 +92,7 @@ export type TopologyTextFormat = z.infer<typeof TopologyTextFormat>
 export const ParseTopologyRequest = z.object({
   format: TopologyTextFormat,
   text: z.string().max(TOPOLOGY_LIMITS.maxTextChars),
-  name: z.string().trim().min(1).optional(),
+  name: DisplayName.optional(),
   slots: z.number().int().positive().optional(),
   nicGbps: z.number().positive().optional(),
   uplinkGbps: z.number().positive().optional(),

@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import { DisplayName } from './names.ts'
 
 /** The topology format version this schema reads and writes. */
 export const TOPOLOGY_VERSION = 1
 
-const name = z.string().trim().min(1, 'name must not be empty')
+const name = DisplayName
 const positive = (what: string) =>
   z.number().refine((x) => Number.isFinite(x) && x > 0, `${what} must be a positive number`)
 

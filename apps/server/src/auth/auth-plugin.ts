@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The API token writes must present as `Authorization: Bearer …`. */
     apiToken: ApiToken
+    /** Every route that needs the token, as `METHOD /pattern` (for tests and docs/security.md). */
+    writeRoutes: string[]
   }
 }
 
@@ -16,27 +18,35 @@ export interface AuthPluginOptions {
   apiToken: string | undefined
 }
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** Methods that never change state. Everything else is a write, whatever the URL says. */
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-/** Writes to the API and to the tus endpoint need the token; reads and the UI's static files do not. */
+/**
+ * Whether a request needs the token: every write method does, on every route and on no route at
+ * all. The URL is never consulted, so no spelling of a path (percent-encoding, `//`, `/./`, case)
+ * can turn a write into a read; the router decides which handler runs, the method decides the rule.
+ */
 export function needsToken(request: FastifyRequest): boolean {
-  if (READ_METHODS.has(request.method)) return false
-  const url = request.url
-  return url.startsWith('/api/') || url === '/files' || url.startsWith('/files/') || url.startsWith('/files?')
+  return !READ_METHODS.has(request.method)
 }
+
+const TOKEN_HELP =
+  'send "Authorization: Bearer <token>"; the server prints the token link at start and keeps it in CODEBOOK_HOME/api-token (or CODEBOOK_API_TOKEN sets it)'
 
 async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const apiToken = await resolveApiToken(app.home.home, options.apiToken)
   app.decorate('apiToken', apiToken)
+  const writeRoutes: string[] = []
+  app.decorate('writeRoutes', writeRoutes)
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) if (!READ_METHODS.has(method)) writeRoutes.push(`${method} ${route.url}`)
+  })
   app.addHook('onRequest', async (request) => {
     if (!needsToken(request)) return
     const header = request.headers.authorization
     if (header === undefined || header === '') {
-      throw new ApiError(
-        401,
-        'UNAUTHORIZED',
-        `${request.method} ${request.url.split('?')[0]} needs "Authorization: Bearer <token>" (the token is printed at the first start and kept in ${apiToken.file}, or set by CODEBOOK_API_TOKEN)`,
-      )
+      throw new ApiError(401, 'UNAUTHORIZED', `${request.method} is a write: ${TOKEN_HELP}`)
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (match === null) {
@@ -49,9 +59,10 @@ async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions):
 }
 
 /**
- * Decorates `app.apiToken` and rejects writes without the right bearer token (401 UNAUTHORIZED /
- * INVALID_TOKEN). Reads stay open: the default instance listens on 127.0.0.1 only, and a bearer
- * header (unlike a cookie) cannot be attached by another web page, so it also stops cross-site writes.
+ * Decorates `app.apiToken` and rejects every write method without the right bearer token (401
+ * UNAUTHORIZED / INVALID_TOKEN), before routing's handlers, body parsing and the rate limit.
+ * Reads stay open: the default instance listens on 127.0.0.1 only. A bearer header (unlike a
+ * cookie) cannot be attached by another web page, and the origin policy refuses foreign origins.
  */
 export const authPlugin = fp(authPluginImpl, {
   name: 'codebook-auth',

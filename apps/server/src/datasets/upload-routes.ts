@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UploadMetadata } from '@codebook/shared'
 import { FileStore } from '@tus/file-store'
@@ -7,6 +8,15 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 /** Options of {@link uploadRoutes}. */
 export interface UploadRoutesOptions {
   maxUploadBytes: number
+  /** Origins besides the server's own allowed to upload cross-origin (CODEBOOK_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[]
+  /** Unfinished uploads are deleted this long after their creation (tus expiration extension). */
+  expiryMs: number
+}
+
+/** How often abandoned uploads are looked for: a tenth of the expiry, between a minute and an hour. */
+function sweepInterval(expiryMs: number): number {
+  return Math.min(3600_000, Math.max(60_000, expiryMs / 10))
 }
 
 /** Response header naming the dataset a finished tus upload became. */
@@ -25,7 +35,12 @@ function tusReject(status: number, code: string, message: string): { status_code
 export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app, options) => {
   const tus = new TusServer({
     path: '/files',
-    datastore: new FileStore({ directory: app.home.uploads }),
+    datastore: new FileStore({
+      directory: app.home.uploads,
+      expirationPeriodInMilliseconds: options.expiryMs,
+    }),
+    // No '*': the UI is same-origin and needs no CORS header; only configured origins get one.
+    allowedOrigins: [...options.allowedOrigins],
     maxSize: options.maxUploadBytes,
     // Same origin as the UI; a relative Location also survives proxies that rewrite the host.
     relativeLocation: true,
@@ -44,6 +59,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       return {}
     },
     async onUploadFinish(_req, upload) {
+      const uploadPath = join(app.home.uploads, upload.id)
       const metadata = UploadMetadata.parse(
         Object.fromEntries(Object.entries(upload.metadata ?? {}).filter(([, value]) => value !== null)),
       )
@@ -51,17 +67,19 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
         const dataset = await app.datasets.startImport({
           name: metadata.name,
           format: metadata.format,
-          uploadPath: join(app.home.uploads, upload.id),
+          uploadPath,
           uploadId: upload.id,
           sourceBytes: upload.size ?? upload.offset,
         })
         return { headers: { [DATASET_ID_HEADER]: dataset.id } }
       } catch (err) {
         app.log.error({ err, uploadId: upload.id }, 'could not start processing a finished upload')
+        // No record points at it, so nothing would ever delete it.
+        await Promise.all([rm(uploadPath, { force: true }), rm(`${uploadPath}.json`, { force: true })])
         throw tusReject(
           503,
           'UPLOAD_NOT_PROCESSED',
-          'the upload finished but could not be processed; retry later',
+          'the upload finished but could not be processed; upload the file again later',
         )
       }
     },
@@ -74,6 +92,19 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     reply.hijack()
     await tus.handle(request.raw, reply.raw)
   }
+  const sweep = async () => {
+    try {
+      const removed = await tus.cleanUpExpiredUploads()
+      if (removed > 0) app.log.info({ removed }, 'expired unfinished uploads deleted')
+    } catch (err) {
+      app.log.warn({ err }, 'could not delete expired uploads')
+    }
+  }
+  const timer = setInterval(sweep, sweepInterval(options.expiryMs))
+  timer.unref()
+  app.addHook('onReady', sweep)
+  app.addHook('onClose', async () => clearInterval(timer))
+
   app.all('/files', { schema: { hide: true } }, handle)
   app.all('/files/*', { schema: { hide: true } }, handle)
 }

@@ -4,11 +4,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { statusOf } from './api-error.ts'
+import { hideServerPaths } from './hide-paths.ts'
 
 /** Options of {@link errorPlugin}. */
 export interface ErrorPluginOptions {
   /** Serve `index.html` for unknown GETs outside the API (the SPA's client-side routes). */
   spaFallback: boolean
+  /** The data home, written as `CODEBOOK_HOME` in every error message answered. */
+  home: string
 }
 
 /** Paths the SPA fallback must never answer: API, uploads and socket.io. */
@@ -46,7 +49,11 @@ async function errorPluginImpl(app: FastifyInstance, options: ErrorPluginOptions
     const { status, code, message } = toErrorBody(err)
     if (status >= 500) request.log.error({ err }, 'request failed')
     else request.log.info({ code, status }, message)
-    const body: ErrorBody = { code, message, reqId: String(request.id) }
+    const body: ErrorBody = {
+      code,
+      message: hideServerPaths(message, options.home),
+      reqId: String(request.id),
+    }
     return reply.code(status).send(body)
   })
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Server } from 'socket.io'
+import { originAllowed } from '../http/origin-policy.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -9,13 +10,26 @@ declare module 'fastify' {
   }
 }
 
+/** Options of {@link realtimePlugin}. */
+export interface RealtimePluginOptions {
+  /** Origins besides the server's own that may open a socket (CODEBOOK_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[]
+}
+
 /**
  * Attaches socket.io to `app.server` (no separate port). The stale fastify-socket.io plugin is
  * not used; this is the same few lines, typed.
  */
-async function realtimePluginImpl(app: FastifyInstance): Promise<void> {
-  // The UI is served by this server, so same-origin needs no CORS; the client library is bundled by the web app.
-  const io = new Server(app.server, { serveClient: false })
+async function realtimePluginImpl(app: FastifyInstance, options: RealtimePluginOptions): Promise<void> {
+  const allowed = options.allowedOrigins
+  const io = new Server(app.server, {
+    serveClient: false,
+    // Browsers send Origin on every websocket and polling request; a page from another site must
+    // not read run events through the visitor's browser (the HTTP origin policy, applied here too).
+    allowRequest: (req, callback) =>
+      callback(null, originAllowed(req.headers.origin, req.headers.host, allowed)),
+    ...(allowed.length > 0 ? { cors: { origin: [...allowed] } } : {}),
+  })
   app.decorate('io', io)
   // Open websockets would keep server.close() waiting, so drop them before Fastify closes the server.
   app.addHook('preClose', async () => {

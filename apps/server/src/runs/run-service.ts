@@ -27,11 +27,14 @@ import type {
 } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
+import { hideServerPaths } from '../http/hide-paths.ts'
 import { kmeansPlusPlusInit } from './run-init.ts'
 import { FINAL_STATUSES, RESUMABLE_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
 
 /** Directories the run service writes to (all absolute, inside `$CODEBOOK_HOME`). */
 export interface RunPaths {
+  /** `$CODEBOOK_HOME` itself: written as `CODEBOOK_HOME` in stored error messages. */
+  home: string
   /** `datasets/`: a ready dataset's vectors are `datasets/<id>/vectors.npy`. */
   datasets: string
   /** `runs/`: `runs/<id>/checkpoint.npy`. */
@@ -264,7 +267,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         return
       }
       const code = err instanceof CodebookError ? err.code : 'RUN_FAILED'
-      const message = err instanceof Error ? err.message : String(err)
+      const message = hideServerPaths(err instanceof Error ? err.message : String(err), paths.home)
       log.warn({ err, runId: id }, 'run failed')
       await say(id, 'error', `${code}: ${message}`)
       await end(id, { status: 'failed', error: { code, message } })
@@ -279,7 +282,15 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const p = run.params
     const signal = active.controller.signal
     const file = datasetVectorsPath(paths, run.datasetId)
-    const f = await openNpy(file)
+    const f = await openNpy(file).catch((err: unknown) => {
+      if (err instanceof CodebookError && err.code === 'FILE_NOT_FOUND') {
+        throw new CodebookError(
+          'DATASET_DELETED',
+          `dataset ${run.datasetId} was deleted; its vectors are gone`,
+        )
+      }
+      throw err
+    })
     let init: Float32Array
     const { n, d } = f
     // A resumed run starts from its checkpoint: iterations done so far are `offset`.

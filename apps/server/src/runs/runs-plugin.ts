@@ -35,6 +35,7 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
     repo,
     getDataset: (id) => app.datasets.get(id),
     paths: {
+      home: app.home.home,
       datasets: app.home.datasets,
       runs: join(app.home.home, 'runs'),
       vocabularies: join(app.home.home, 'vocabularies'),

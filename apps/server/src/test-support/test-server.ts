@@ -91,6 +91,8 @@ export function testConfig(
     maxWorkersPerRun: 16,
     maxQueuedRuns: 100,
     apiToken: TEST_API_TOKEN,
+    allowedOrigins: [],
+    uploadExpiryMs: 24 * 3600_000,
     ...overrides,
   }
 }
