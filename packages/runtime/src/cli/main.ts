@@ -55,3 +55,15 @@ export async function main(argv: string[]): Promise<number> {
     return 1
   }
 }
+
+/**
+ * `codebook kmeans --json | head -1`: once the reader has gone, further writes fail with EPIPE.
+ * Like `yes | head`, the CLI then stops quietly with code 0 instead of printing a stack trace;
+ * its workers see their control connection close and exit too.
+ */
+export function exitQuietlyWhenStdoutCloses(stdout: NodeJS.WriteStream = process.stdout): void {
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit(0)
+  })
+}

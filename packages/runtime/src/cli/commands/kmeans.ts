@@ -20,6 +20,7 @@ import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order
 import { readTopology, workerRacks } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
+import { kmeansDataShape } from './kmeans-data.ts'
 import { byteSize, nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
 
 /** Options of `codebook kmeans`. */
@@ -130,9 +131,7 @@ export async function runKmeansCommand(
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<KmeansRunResult> {
-  const f = await openNpy(o.data)
-  const { n, d } = f
-  await f.close()
+  const { n, d } = await kmeansDataShape(o.data)
   const init = await initialCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
   const racks = workerRacks(topology, o.workers)
@@ -165,7 +164,7 @@ export async function runKmeansCommand(
     io.stdout.write(
       o.json
         ? `${JSON.stringify(done)}\n`
-        : `done: ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}${o.out ? `, centroids → ${o.out}` : ''}\n`,
+        : `done: ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}, ${o.out ? `centroids → ${o.out}` : 'centroids not written (add --out FILE.npy to keep them)'}\n`,
     )
     return result
   } finally {
