@@ -23,6 +23,7 @@ import { originPlugin } from './http/origin-policy.ts'
 import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
 import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
+import { metricsPlugin, metricsRoutes } from './metrics/metrics-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
 import { runRoutes } from './runs/run-routes.ts'
 import { runsPlugin } from './runs/runs-plugin.ts'
@@ -70,6 +71,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   try {
     await app.register(requestLogPlugin)
+    await app.register(metricsPlugin)
     await app.register(errorPlugin, { spaFallback: serveWeb, home: config.home })
     await app.register(originPlugin, { allowedOrigins: config.allowedOrigins })
     await app.register(homePlugin, { home: config.home })
@@ -120,6 +122,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(imageSetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(evaluationRoutes, { prefix: '/api' })
+    await app.register(metricsRoutes)
     if (serveWeb) await app.register(fastifyStatic, { root: webDist })
     await app.ready()
   } catch (err) {
