@@ -34,6 +34,16 @@ describe.each(testDrivers())('GET /metrics on $name', (driver) => {
   })
   afterAll(() => cleanup())
 
+  async function uploadNpy(name: string, n: number, d: number, seed: number): Promise<string> {
+    const res = await fetch(`${server.url}/api/datasets?name=${name}&format=npy&wait=true`, {
+      method: 'POST',
+      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
+      body: npyFloat32(makeVectors(n, d, seed)),
+    })
+    expect(res.status).toBe(201)
+    return ((await res.json()) as { id: string }).id
+  }
+
   async function scrape() {
     const res = await fetch(`${server.url}/metrics`)
     expect(res.status).toBe(200)
@@ -42,14 +52,7 @@ describe.each(testDrivers())('GET /metrics on $name', (driver) => {
   }
 
   it('counts requests by matched route, jobs by state, and the run’s iteration and stage times as its events say', async () => {
-    const vectors = makeVectors(300, 4, 3)
-    const upload = await fetch(`${server.url}/api/datasets?name=m&format=npy&wait=true`, {
-      method: 'POST',
-      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
-      body: npyFloat32(vectors),
-    })
-    expect(upload.status).toBe(201)
-    const datasetId = ((await upload.json()) as { id: string }).id
+    const datasetId = await uploadNpy('m', 300, 4, 3)
     const created = await fetch(`${server.url}/api/runs`, {
       method: 'POST',
       headers: { ...authHeaders, 'content-type': 'application/json' },
@@ -103,13 +106,7 @@ describe.each(testDrivers())('GET /metrics on $name', (driver) => {
   })
 
   it('counts a worker process for each worker of a running run', async () => {
-    const vectors = makeVectors(20_000, 16, 12)
-    const upload = await fetch(`${server.url}/api/datasets?name=big&format=npy&wait=true`, {
-      method: 'POST',
-      headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
-      body: npyFloat32(vectors),
-    })
-    const datasetId = ((await upload.json()) as { id: string }).id
+    const datasetId = await uploadNpy('big', 20_000, 16, 12)
     const created = await fetch(`${server.url}/api/runs`, {
       method: 'POST',
       headers: { ...authHeaders, 'content-type': 'application/json' },
