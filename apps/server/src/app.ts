@@ -73,11 +73,17 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(requestLogPlugin)
     await app.register(metricsPlugin)
     await app.register(errorPlugin, { spaFallback: serveWeb, home: config.home })
-    await app.register(originPlugin, { allowedOrigins: config.allowedOrigins })
+    await app.register(originPlugin, {
+      allowedOrigins: config.allowedOrigins,
+      allowedHosts: config.allowedHosts,
+    })
     await app.register(homePlugin, { home: config.home })
     await app.register(authPlugin, { apiToken: config.apiToken })
     await app.register(dbPlugin, { databaseUrl: config.databaseUrl, pgliteDir: app.home.db })
-    await app.register(realtimePlugin, { allowedOrigins: config.allowedOrigins })
+    await app.register(realtimePlugin, {
+      allowedOrigins: config.allowedOrigins,
+      allowedHosts: config.allowedHosts,
+    })
     await app.register(fastifyRateLimit, {
       global: true,
       max: WRITE_RATE_LIMIT_PER_MINUTE,

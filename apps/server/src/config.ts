@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CodebookError } from '@codebook/runtime'
@@ -31,6 +32,8 @@ export interface Config {
   apiToken: string | undefined
   /** Origins besides the server's own that browsers may call the API and socket.io from. */
   allowedOrigins: string[]
+  /** Host names (besides IP literals and localhost) the server answers to; `.x.org` = x.org and its subdomains. */
+  allowedHosts: string[]
   /** Unfinished tus uploads untouched this long are deleted (ms). */
   uploadExpiryMs: number
 }
@@ -114,6 +117,27 @@ const EnvSchema = z.object({
         return origins
       }),
   ),
+  CODEBOOK_ALLOWED_HOSTS: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        const hosts = text
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter((h) => h !== '')
+        for (const host of hosts) {
+          if (!/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `${JSON.stringify(host)} is not a host name (no scheme, port or path; a leading dot allows subdomains)`,
+            })
+          }
+        }
+        return hosts
+      }),
+  ),
   CODEBOOK_UPLOAD_EXPIRY_HOURS: z.preprocess(
     unsetIfEmpty,
     z.coerce
@@ -165,6 +189,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxQueuedRuns: e.CODEBOOK_MAX_QUEUED_RUNS,
     apiToken: e.CODEBOOK_API_TOKEN,
     allowedOrigins: e.CODEBOOK_ALLOWED_ORIGINS,
+    // A server started with HOST=some.name answers to that name without listing it again.
+    allowedHosts:
+      isIP(e.HOST) === 0 ? [...e.CODEBOOK_ALLOWED_HOSTS, e.HOST.toLowerCase()] : e.CODEBOOK_ALLOWED_HOSTS,
     uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
   }
 }
