@@ -96,47 +96,11 @@ const EnvSchema = z.object({
       .regex(/^\S+$/, 'must not contain whitespace')
       .optional(),
   ),
-  CODEBOOK_ALLOWED_ORIGINS: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .default('')
-      .transform((text, ctx) => {
-        const origins = text
-          .split(',')
-          .map((o) => o.trim())
-          .filter((o) => o !== '')
-        for (const origin of origins) {
-          if (!isOrigin(origin)) {
-            ctx.addIssue({
-              code: 'custom',
-              message: `${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`,
-            })
-          }
-        }
-        return origins
-      }),
-  ),
-  CODEBOOK_ALLOWED_HOSTS: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .default('')
-      .transform((text, ctx) => {
-        const hosts = text
-          .split(',')
-          .map((h) => h.trim().toLowerCase())
-          .filter((h) => h !== '')
-        for (const host of hosts) {
-          if (!/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host)) {
-            ctx.addIssue({
-              code: 'custom',
-              message: `${JSON.stringify(host)} is not a host name (no scheme, port or path; a leading dot allows subdomains)`,
-            })
-          }
-        }
-        return hosts
-      }),
+  CODEBOOK_ALLOWED_ORIGINS: commaList((o) => o, isOrigin, 'is not an origin (scheme://host[:port], no path)'),
+  CODEBOOK_ALLOWED_HOSTS: commaList(
+    (h) => h.toLowerCase(),
+    (h) => /^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(h),
+    'is not a host name (no scheme, port or path; a leading dot allows subdomains)',
   ),
   CODEBOOK_UPLOAD_EXPIRY_HOURS: z.preprocess(
     unsetIfEmpty,
@@ -147,6 +111,25 @@ const EnvSchema = z.object({
       .default(24),
   ),
 })
+
+/** A comma-separated list (empty by default): items trimmed and normalised, each one checked. */
+function commaList(normalise: (item: string) => string, valid: (item: string) => boolean, problem: string) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        const items = text
+          .split(',')
+          .map((item) => normalise(item.trim()))
+          .filter((item) => item !== '')
+        for (const item of items.filter((i) => !valid(i)))
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(item)} ${problem}` })
+        return items
+      }),
+  )
+}
 
 /** True for `http(s)://host[:port]` exactly as a browser sends it in `Origin`. */
 function isOrigin(text: string): boolean {
