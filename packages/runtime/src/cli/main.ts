@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { CodebookError } from '../errors.ts'
 import { registerBenchCollective } from './commands/bench-collective.ts'
 import { registerBenchKmeans } from './commands/bench-kmeans.ts'
+import { registerColumnStats } from './commands/column-stats.ts'
 import { registerConvert } from './commands/convert.ts'
 import { registerEvaluate } from './commands/evaluate.ts'
 import { registerHog } from './commands/hog.ts'
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerTopology(program)
   registerSimulate(program)
   registerEvaluate(program)
+  registerColumnStats(program)
   return program
 }
 

@@ -4,8 +4,8 @@ import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
 import { createPartials, encodedBytes } from '../collectives/regroup/partials.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
-import { spawnLocalWorker } from '../job/spawn.ts'
-import { WorkerPool } from '../job/worker-pool.ts'
+import { spawnLocalWorker } from '../framework/spawn.ts'
+import { WorkerPool } from '../framework/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import {
   encodedBytes as centroidBytes,
