@@ -8,7 +8,13 @@ export { gather } from './collectives/gather.ts'
 export type { Group } from './collectives/group.ts'
 export type { Partials } from './collectives/regroup/partials.ts'
 export type { AggregationMode, RegroupResult } from './collectives/regroup/regroup.ts'
-export { aggregationModes, combineAtRoot, regroup } from './collectives/regroup/regroup.ts'
+export {
+  aggregationModes,
+  combineAtRoot,
+  legacyAggregations,
+  parseAggregation,
+  regroup,
+} from './collectives/regroup/regroup.ts'
 export type { BroadcastScheduleAlgorithm } from './collectives/schedules/broadcast-schedule.ts'
 export type { RegroupSchedules } from './collectives/schedules/regroup-schedule.ts'
 export { centroidBlocks, regroupSchedule } from './collectives/schedules/regroup-schedule.ts'

@@ -95,7 +95,17 @@ export const CreateRun = z.object({
   slots: z.number().int().positive().max(64).default(1),
   broadcast: z.enum(['simple', 'mst', 'bucket', 'chain']).default('chain'),
   chainOrder: z.enum(['topology', 'rank', 'random']).default('topology'),
-  aggregation: z.enum(['direct', 'local', 'three-stage', 'allreduce']).default('local'),
+  /**
+   * Regroup: `three-stage` is the Map-Collective paper's (local merge → all-to-all by centroid
+   * block → gather), `ring` a ring reduce-scatter then gather. `local`, the old name of
+   * `three-stage`, is still accepted and read as it.
+   */
+  aggregation: z
+    .preprocess(
+      (v) => (v === 'local' ? 'three-stage' : v),
+      z.enum(['direct', 'three-stage', 'ring', 'allreduce']),
+    )
+    .default('three-stage'),
   algorithm: z.enum(['lloyd', 'hamerly', 'yinyang', 'auto']).default('lloyd'),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …). */
   kernel: z

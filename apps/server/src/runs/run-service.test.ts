@@ -329,7 +329,7 @@ describe('runs across a restart', () => {
         slots: 1,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         algorithm: 'lloyd',
         kernel: 'reference',
         seed: 1,

@@ -16,7 +16,7 @@ describe('validateRunForm', () => {
         seed: 1,
         tol: 0.0001,
         broadcast: 'chain',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         algorithm: 'lloyd',
         kernel: 'onnx',
       },

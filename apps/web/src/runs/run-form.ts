@@ -10,7 +10,7 @@ export interface RunFormValues {
   tol: string
   seed: string
   broadcast: 'simple' | 'mst' | 'bucket' | 'chain'
-  aggregation: 'direct' | 'local' | 'three-stage' | 'allreduce'
+  aggregation: 'direct' | 'three-stage' | 'ring' | 'allreduce'
   algorithm: 'lloyd' | 'hamerly' | 'yinyang' | 'auto'
   kernel: string
 }
@@ -25,7 +25,7 @@ export const defaultRunForm: RunFormValues = {
   tol: '1e-4',
   seed: '1',
   broadcast: 'chain',
-  aggregation: 'local',
+  aggregation: 'three-stage',
   algorithm: 'lloyd',
   kernel: 'onnx',
 }

@@ -171,7 +171,7 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
         slots,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         seed: opts.seed ?? 1,
         kernel: opts.kernel ?? 'onnx',
         // Locally spawned workers share this machine: split its cores between every map task.

@@ -19,7 +19,7 @@ const TEXT_FIELDS: { name: TextField; label: string; hint?: string }[] = [
 
 const CHOICES = {
   broadcast: ['chain', 'simple', 'mst', 'bucket'],
-  aggregation: ['local', 'direct', 'three-stage', 'allreduce'],
+  aggregation: ['three-stage', 'direct', 'ring', 'allreduce'],
   algorithm: ['lloyd', 'hamerly', 'yinyang', 'auto'],
 } as const
 

@@ -100,7 +100,7 @@ export async function runBenchKmeans(
         slots: o.slots,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         seed: o.seed,
         chunkBytes: DEFAULT_CHUNK_BYTES,
         kernel: o.kernel,

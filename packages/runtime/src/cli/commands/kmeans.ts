@@ -2,7 +2,11 @@ import { availableParallelism } from 'node:os'
 import type { IterationReport } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
-import { type AggregationMode, aggregationModes } from '../../collectives/regroup/regroup.ts'
+import {
+  type AggregationMode,
+  aggregationModes,
+  parseAggregation,
+} from '../../collectives/regroup/regroup.ts'
 import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
@@ -201,9 +205,12 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       new Option('--chain-order <order>', 'chain order').choices(chainOrderKinds).default('topology'),
     )
     .addOption(
-      new Option('--aggregation <mode>', 'shuffle/reduce aggregation')
-        .choices(aggregationModes)
-        .default('local'),
+      new Option(
+        '--aggregation <mode>',
+        `shuffle/reduce aggregation: ${aggregationModes.join(', ')} (three-stage = the Map-Collective paper's: local merge, all-to-all by block, gather; ring = ring reduce-scatter, then gather; the old name local = three-stage)`,
+      )
+        .argParser(parseAggregation)
+        .default('three-stage'),
     )
     .option(
       '--topology <file>',
