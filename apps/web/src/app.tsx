@@ -4,6 +4,7 @@ import { useHealth } from './api/queries.ts'
 import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
 import { ErrorBanner } from './components/error-banner.tsx'
 import { pageTitle } from './components/page-title.ts'
+import { TokenBanner } from './components/token-banner.tsx'
 import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
 import { EvaluationsPage } from './pages/evaluations/evaluations-page.tsx'
 import { RunsPage } from './pages/runs/runs-page.tsx'
@@ -45,6 +46,7 @@ export function App() {
       <div className="main">
         <HeaderBar socket={socket} />
         <main className="content">
+          <TokenBanner />
           <ErrorBanner />
           <Switch>
             <Route path="/">
