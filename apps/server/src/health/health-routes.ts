@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { kernelNames } from '@codebook/runtime'
 import { ErrorBody, Health, ServerLimits } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 
 // package.json sits one level above both src/ and dist/.
 const version = (
@@ -53,9 +54,9 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
       schema: {
         summary: 'Checks the API token: 204 when it is right, 401 otherwise (changes nothing)',
         tags: ['server'],
-        response: { 401: ErrorBody, 429: ErrorBody },
+        response: { 204: z.null(), 401: ErrorBody, 429: ErrorBody },
       },
     },
-    async (_request, reply) => reply.code(204).send(),
+    async (_request, reply) => reply.code(204).send(null),
   )
 }
