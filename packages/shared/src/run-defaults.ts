@@ -15,7 +15,8 @@ export const runAlgorithms = ['lloyd', 'hamerly', 'yinyang', 'auto'] as const
 /**
  * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is
  * the fast one (the what-if simulator's default map throughput is measured on it); `reference`
- * (plain TypeScript) is kept for tests and for machines without onnxruntime.
+ * (plain TypeScript) is kept for tests and for machines without onnxruntime. `CreateRun` uses
+ * these as its zod defaults, which checks each choice against its list.
  */
 export const runDefaults = {
   k: 64,
@@ -29,19 +30,7 @@ export const runDefaults = {
   algorithm: 'lloyd',
   kernel: 'onnx',
   seed: 1,
-} as const satisfies {
-  k: number
-  maxIterations: number
-  workers: number
-  tol: number
-  slots: number
-  broadcast: (typeof runBroadcasts)[number]
-  chainOrder: (typeof runChainOrders)[number]
-  aggregation: (typeof runAggregations)[number]
-  algorithm: (typeof runAlgorithms)[number]
-  kernel: string
-  seed: number
-}
+} as const
 
 /** Upper bounds of `CreateRun` that hold on every server (a server's own limits come from `/api/limits`). */
 export const runBounds = { maxIterations: 100_000, workers: 256, slots: 64 } as const

@@ -113,39 +113,25 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
               {fieldError(f.name)}
             </div>
           ))}
-          <div className="field">
-            <label htmlFor="run-kernel">Kernel</label>
-            <select
-              id="run-kernel"
-              name="kernel"
-              value={values.kernel}
-              aria-invalid={shown('kernel') ? true : undefined}
-              onChange={(e) => set('kernel', e.target.value)}
-            >
-              {(kernels.includes(values.kernel) ? kernels : [values.kernel, ...kernels]).map((k) => (
-                <option key={k} value={k}>
-                  {k}
-                </option>
-              ))}
-            </select>
-            {fieldError('kernel')}
-          </div>
+          <SelectField
+            name="kernel"
+            label="Kernel"
+            value={values.kernel}
+            // A value the server does not list (it changed) stays visible, with the field's error.
+            choices={kernels.includes(values.kernel) ? kernels : [values.kernel, ...kernels]}
+            invalid={!!shown('kernel')}
+            onChange={(v) => set('kernel', v)}
+            error={fieldError('kernel')}
+          />
           {(Object.keys(runFormChoices) as (keyof typeof runFormChoices)[]).map((name) => (
-            <div className="field" key={name}>
-              <label htmlFor={`run-${name}`}>{name[0]?.toUpperCase() + name.slice(1)}</label>
-              <select
-                id={`run-${name}`}
-                name={name}
-                value={values[name]}
-                onChange={(e) => set(name, e.target.value as never)}
-              >
-                {runFormChoices[name].map((c) => (
-                  <option key={c} value={c}>
-                    {c}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField
+              key={name}
+              name={name}
+              label={name[0]?.toUpperCase() + name.slice(1)}
+              value={values[name]}
+              choices={runFormChoices[name]}
+              onChange={(v) => set(name, v as never)}
+            />
           ))}
         </div>
         <div className="run-form-actions">
@@ -165,6 +151,37 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
         </div>
       </form>
     </section>
+  )
+}
+
+/** One labelled select of fixed choices, with its field error. */
+function SelectField(props: {
+  name: keyof RunFormValues
+  label: string
+  value: string
+  choices: readonly string[]
+  invalid?: boolean
+  onChange: (value: string) => void
+  error?: ReactNode
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={`run-${props.name}`}>{props.label}</label>
+      <select
+        id={`run-${props.name}`}
+        name={props.name}
+        value={props.value}
+        aria-invalid={props.invalid || undefined}
+        onChange={(e) => props.onChange(e.target.value)}
+      >
+        {props.choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+      {props.error}
+    </div>
   )
 }
 
