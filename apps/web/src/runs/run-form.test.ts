@@ -29,6 +29,7 @@ describe('validateRunForm', () => {
         seed: 1,
         tol: 0.0001,
         broadcast: 'chain',
+        chainOrder: 'topology',
         aggregation: 'local',
         algorithm: 'lloyd',
         kernel: runDefaults.kernel,

@@ -4,6 +4,7 @@ import {
   runAlgorithms,
   runBounds,
   runBroadcasts,
+  runChainOrders,
   runDefaults,
   type ServerLimits,
 } from '@codebook/shared'
@@ -18,6 +19,7 @@ export interface RunFormValues {
   tol: string
   seed: string
   broadcast: (typeof runBroadcasts)[number]
+  chainOrder: (typeof runChainOrders)[number]
   aggregation: (typeof runAggregations)[number]
   algorithm: (typeof runAlgorithms)[number]
   kernel: string
@@ -30,6 +32,7 @@ export interface RunFormValues {
 /** The fixed choices of the form's selects, from the shared schema's enums. */
 export const runFormChoices = {
   broadcast: runBroadcasts,
+  chainOrder: runChainOrders,
   aggregation: runAggregations,
   algorithm: runAlgorithms,
 } as const
@@ -44,6 +47,7 @@ export const defaultRunForm: RunFormValues = {
   tol: String(runDefaults.tol),
   seed: String(runDefaults.seed),
   broadcast: runDefaults.broadcast,
+  chainOrder: runDefaults.chainOrder,
   aggregation: runDefaults.aggregation,
   algorithm: runDefaults.algorithm,
   kernel: runDefaults.kernel,
@@ -140,6 +144,7 @@ export function validateRunForm(
       seed: seed as number,
       tol,
       broadcast: values.broadcast,
+      chainOrder: values.chainOrder,
       aggregation: values.aggregation,
       algorithm: values.algorithm,
       kernel: values.kernel,

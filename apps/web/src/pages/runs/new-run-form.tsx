@@ -22,6 +22,13 @@ const TEXT_FIELDS: { name: TextField; label: string }[] = [
   { name: 'seed', label: 'Seed' },
 ]
 
+const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
+  broadcast: 'Broadcast',
+  chainOrder: 'Chain order',
+  aggregation: 'Aggregation',
+  algorithm: 'Algorithm',
+}
+
 /**
  * The "New run" form: ready datasets only, saved topologies (with version), fixed choices as
  * selects, every server limit checked at its field before submit; a queued run opens its page.
@@ -127,7 +134,7 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
             <SelectField
               key={name}
               name={name}
-              label={name[0]?.toUpperCase() + name.slice(1)}
+              label={CHOICE_LABELS[name]}
               value={values[name]}
               choices={runFormChoices[name]}
               onChange={(v) => set(name, v as never)}
