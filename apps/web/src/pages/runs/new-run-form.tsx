@@ -218,7 +218,11 @@ function TopologyFields(props: {
           onChange={(e) => props.onTopology(e.target.value)}
         >
           <option value="">None — every worker on one rack</option>
-          {unknown && <option value={values.topologyId}>{values.topologyId.slice(0, 8)} (loading…)</option>}
+          {unknown && (
+            <option value={values.topologyId}>
+              {values.topologyId.slice(0, 8)} ({props.topologies ? 'not found' : 'loading…'})
+            </option>
+          )}
           {props.topologies?.map((t) => (
             <option key={t.id} value={t.id}>
               {t.name} — v{t.latestVersion}, {formatCount(t.nodes)} nodes in {formatCount(t.racks)} racks
