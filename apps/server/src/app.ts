@@ -117,7 +117,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(imageSetsPlugin, { seedDemo: config.seedDemo })
     await app.register(evaluationsPlugin)
-    await app.register(healthRoutes, { prefix: '/api' })
+    await app.register(healthRoutes, {
+      prefix: '/api',
+      maxWorkersPerRun: config.maxWorkersPerRun,
+      maxQueuedRuns: config.maxQueuedRuns,
+      maxUploadBytes: config.maxUploadBytes,
+    })
     await app.register(runRoutes, { prefix: '/api' })
     await app.register(topologyRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })

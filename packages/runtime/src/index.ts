@@ -100,7 +100,7 @@ export { kmeansPlusPlus } from './kmeans/init/kmeans-plus-plus.ts'
 export type { InitResult } from './kmeans/init/random-init.ts'
 export { gatherRows, randomInit, sampleDistinctIndices } from './kmeans/init/random-init.ts'
 export type { KernelFactory } from './kmeans/kernel-registry.ts'
-export { kernelFactory, registerKernel } from './kmeans/kernel-registry.ts'
+export { kernelFactory, kernelNames, registerKernel } from './kmeans/kernel-registry.ts'
 export type {
   AssignKernel,
   AssignResult,

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import type { IterationReport } from '@codebook/shared'
+import { type IterationReport, runDefaults } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
 import {
@@ -187,22 +187,24 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
     )
     .requiredOption('--data <file>', 'vectors, n × d float32 or uint8 .npy')
     .option('--k <K>', 'number of centroids (k-means++ init, seeded)', positiveInt('--k'))
-    .option('--iterations <N>', 'maximum iterations', positiveInt('--iterations'), 20)
+    .option('--iterations <N>', 'maximum iterations', positiveInt('--iterations'), runDefaults.maxIterations)
     .option(
       '--tol <T>',
       'relative inertia change that stops the run; 0: until no reassignment',
       nonNegativeNumber('--tol'),
-      1e-4,
+      runDefaults.tol,
     )
-    .option('--workers <P>', 'worker processes', positiveInt('--workers'), 2)
-    .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), 1)
+    .option('--workers <P>', 'worker processes', positiveInt('--workers'), runDefaults.workers)
+    .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), runDefaults.slots)
     .addOption(
       new Option('--broadcast <algorithm>', 'centroid broadcast')
         .choices(broadcastAlgorithms)
-        .default('chain'),
+        .default(runDefaults.broadcast),
     )
     .addOption(
-      new Option('--chain-order <order>', 'chain order').choices(chainOrderKinds).default('topology'),
+      new Option('--chain-order <order>', 'chain order')
+        .choices(chainOrderKinds)
+        .default(runDefaults.chainOrder),
     )
     .addOption(
       new Option(
@@ -210,7 +212,7 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
         `shuffle/reduce aggregation: ${aggregationModes.join(', ')} (three-stage = the Map-Collective paper's: local merge, all-to-all by block, gather; ring = ring reduce-scatter, then gather; the old name local = three-stage)`,
       )
         .argParser(parseAggregation)
-        .default('three-stage'),
+        .default(runDefaults.aggregation),
     )
     .option(
       '--topology <file>',
@@ -226,7 +228,7 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
         'map-task assignment: lloyd, exact hamerly / yinyang bounds, or auto (lloyd for k < 64, else hamerly: fastest measured on clustered data up to k = 2,500)',
       )
         .choices(kmeansAlgorithmChoices)
-        .default('lloyd'),
+        .default(runDefaults.algorithm),
     )
     .addOption(
       new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')
@@ -237,7 +239,7 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       '--seed <S>',
       'seed of the init, random chain order and empty-cluster splits',
       nonNegativeInt('--seed'),
-      1,
+      runDefaults.seed,
     )
     .option(
       '--chunk-bytes <B>',
@@ -245,7 +247,11 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       byteSize('--chunk-bytes'),
       DEFAULT_CHUNK_BYTES,
     )
-    .option('--kernel <name>', `assignment kernel: ${kernelNames().join(' | ')}`, 'reference')
+    .option(
+      '--kernel <name>',
+      `assignment kernel: ${kernelNames().join(' | ')} (onnx: BLAS speed)`,
+      runDefaults.kernel,
+    )
     .option('--out <file>', 'write the final centroids (k × d float32 .npy)')
     .option('--json', 'one JSON object per iteration, then {"done":true,…}')
     .action(async (o: KmeansCommandOptions) => {
