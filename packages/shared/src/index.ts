@@ -38,6 +38,8 @@ export { Health } from './health.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
 export type { CreateRunInput, RunParams } from './runs.ts'
 export {
+  AssignmentFormat,
+  assignmentFormats,
   CreateRun,
   IterationReport,
   Run,
@@ -60,6 +62,7 @@ export {
   VocabularyExportFormat,
   VocabularyExportJson,
   VocabularyList,
+  VocabularySummary,
   vocabularyExportFormats,
   WorkerIterationReport,
   WorkerStageReport,
