@@ -26,7 +26,7 @@ const TEXT_FIELDS: { name: TextField; label: string; hint?: string; wide?: boole
 export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) {
   const [, navigate] = useLocation()
   const create = useCreateEvaluation()
-  // `?k=…` (the Vocabularies page's "Evaluate k") preselects the vocabulary sizes.
+  // `?k=…` (the Vocabularies page’s "Evaluate") preselects the vocabulary sizes.
   const search = useSearch()
   const [values, setValues] = useState<EvaluationFormValues>(() => evaluationFormFromQuery(search))
   const [touched, setTouched] = useState(false)

@@ -18,7 +18,9 @@ export function DeleteVocabularyDialog(props: { vocabulary: VocabularySummary; o
       aria-labelledby="delete-vocabulary-title"
       onClose={props.onClose}
     >
-      <h2 id="delete-vocabulary-title">Delete vocabulary {v.id.slice(0, 8)}?</h2>
+      <h2 id="delete-vocabulary-title">
+        Delete the vocabulary of run {v.runId.slice(0, 8)} (k = {formatCount(v.k)})?
+      </h2>
       <p>
         Its {formatCount(v.k)} centroids and any cached assignments are removed from the server. Run{' '}
         <span className="num">{v.runId.slice(0, 8)}</span> stays in the list, without a vocabulary. This

@@ -24,7 +24,6 @@ export function VocabularyTable(props: {
       <table className="table vocabulary-table">
         <thead>
           <tr>
-            <th>Vocabulary</th>
             <th>Run</th>
             <th>Dataset</th>
             <th className="right">k</th>
@@ -55,10 +54,7 @@ function VocabularyRow(props: { v: VocabularySummary; onDelete: () => void }) {
   const assignable = v.datasetExists || v.assignmentsBytes !== null
   return (
     <tr data-vocabulary-id={v.id}>
-      <td className="num" title={v.id}>
-        {v.id.slice(0, 8)}
-      </td>
-      <td className="num">
+      <td className="num" title={`vocabulary ${v.id}`}>
         <Link href={`/runs/${v.runId}`}>{v.runId.slice(0, 8)}</Link>
       </td>
       <td data-dataset-exists={v.datasetExists}>
@@ -73,12 +69,12 @@ function VocabularyRow(props: { v: VocabularySummary; onDelete: () => void }) {
       <td className="right num">{formatCount(v.k)}</td>
       <td className="right num">{formatCount(v.d)}</td>
       <td className="right num">{formatInertia(v.inertia)}</td>
-      <td className="right num">{v.sizeBytes === null ? 'missing' : formatBytes(v.sizeBytes)}</td>
+      <td className="right num nowrap">{v.sizeBytes === null ? 'missing' : formatBytes(v.sizeBytes)}</td>
       <td className="muted nowrap">{formatDateTime(v.createdAt)}</td>
       <td>
         <div className="download-links">
           {vocabularyExportFormats.map((f) => (
-            <a key={f} className="btn btn-sm" href={vocabularyExportHref(v.id, f)} download>
+            <a key={f} className="download-link" href={vocabularyExportHref(v.id, f)} download>
               {f}
             </a>
           ))}
@@ -95,7 +91,13 @@ function VocabularyRow(props: { v: VocabularySummary; onDelete: () => void }) {
             }
           >
             {assignmentFormats.map((f) => (
-              <a key={f} className="btn btn-sm" href={assignmentsHref(v.id, f)} download data-assignments={f}>
+              <a
+                key={f}
+                className="download-link"
+                href={assignmentsHref(v.id, f)}
+                download
+                data-assignments={f}
+              >
                 {f}
               </a>
             ))}
@@ -105,13 +107,13 @@ function VocabularyRow(props: { v: VocabularySummary; onDelete: () => void }) {
         )}
       </td>
       <td>
-        <div className="download-links">
+        <div className="row-actions">
           <Link
             href={`/evaluations?k=${v.k}`}
             className="btn btn-sm"
             title={`Open the evaluation form with k = ${v.k}: an evaluation learns a vocabulary of this size on an image set's HOG patches`}
           >
-            Evaluate k
+            Evaluate
           </Link>
           <button type="button" className="btn btn-sm btn-danger-outline" onClick={props.onDelete}>
             Delete
