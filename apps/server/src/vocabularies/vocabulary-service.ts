@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { VocabularySummary } from '@codebook/shared'
 import { ApiError } from '../http/api-error.ts'
 import type { AssignmentRunner } from './assignments/assignment-runner.ts'
-import { ASSIGNMENTS_CSV, ASSIGNMENTS_NPY } from './assignments/compute-assignments.ts'
+import { ASSIGNMENTS_CSV, ASSIGNMENTS_NPY, partialDir } from './assignments/compute-assignments.ts'
 import type { VocabularyRecord, VocabularyRepo } from './vocabulary-repo.ts'
 
 /** Folders of the data home the service reads and writes (absolute). */
@@ -97,12 +97,15 @@ export function createVocabularyService(deps: {
 
     async remove(id) {
       const v = await record(id)
-      await runner.cancel(id)
+      // The record goes first, so no new computation can start for it; then the running one is stopped.
       if (!(await repo.remove(id)))
         throw new ApiError(404, 'VOCABULARY_NOT_FOUND', `no vocabulary with id ${id}`)
+      await runner.cancel(id)
+      const dir = assignmentsDir(v.runId)
       await Promise.all([
         rm(centroidsFile(id), { force: true }),
-        rm(assignmentsDir(v.runId), { recursive: true, force: true }),
+        rm(dir, { recursive: true, force: true }),
+        rm(partialDir(dir), { recursive: true, force: true }),
       ])
     },
 
