@@ -67,14 +67,33 @@ describe('computeAssignments', () => {
 
   it('leaves the id columns out for a dataset without ids, and works without a dense kernel', async () => {
     const outDir = join(dir, 'out-plain')
+    // 699 rows a chunk: the last chunk holds one row.
     await computeAssignments(
       { datasetDir: join(dir, 'plain'), vocabularyFile: join(dir, 'vocabulary.npy'), outDir },
       undefined,
-      { chunkRows: 256 },
+      { chunkRows: data.n - 1 },
     )
     const npy = parseStructuredNpy(await readFile(join(outDir, ASSIGNMENTS_NPY)))
     expect(npy.fields).toEqual(['row', 'word', 'distance_sq'])
     expect(npy.columns.word).toEqual(bruteForceAssign(data.values, centroids, data.d).words)
+  })
+
+  it('reads a uint8 dataset as float values', async () => {
+    const bytes = Uint8Array.from({ length: 300 * data.d }, (_, i) => (i * 37) % 256)
+    await writeNpy(join(dir, 'bytes.npy'), bytes, 300, data.d)
+    await importToStore(join(dir, 'bytes.npy'), join(dir, 'uint8'))
+    const byteCentroids = Float32Array.from({ length: 3 * data.d }, (_, i) => (i * 53) % 256)
+    await writeNpy(join(dir, 'byte-vocabulary.npy'), byteCentroids, 3, data.d)
+    const outDir = join(dir, 'out-uint8')
+    await computeAssignments(
+      { datasetDir: join(dir, 'uint8'), vocabularyFile: join(dir, 'byte-vocabulary.npy'), outDir },
+      kernel,
+      { chunkRows: 64 },
+    )
+    const npy = parseStructuredNpy(await readFile(join(outDir, ASSIGNMENTS_NPY)))
+    const oracle = bruteForceAssign(Float32Array.from(bytes), byteCentroids, data.d)
+    expect(npy.columns.word).toEqual(oracle.words)
+    expect(npy.columns.distance_sq).toEqual(oracle.distances)
   })
 
   it('answers DATASET_DELETED when the vectors are gone, and ASSIGNMENTS_SHAPE_MISMATCH for another d', async () => {
