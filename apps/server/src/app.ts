@@ -29,6 +29,8 @@ import { runRoutes } from './runs/run-routes.ts'
 import { runsPlugin } from './runs/runs-plugin.ts'
 import { topologiesPlugin } from './topologies/topologies-plugin.ts'
 import { topologyRoutes } from './topologies/topology-routes.ts'
+import { vocabulariesPlugin } from './vocabularies/vocabularies-plugin.ts'
+import { vocabularyRoutes } from './vocabularies/vocabulary-routes.ts'
 
 /** Write requests one client IP may make per minute. Generous: it guards against runaway scripts, not users. */
 export const WRITE_RATE_LIMIT_PER_MINUTE = 300
@@ -115,6 +117,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       maxWorkersPerRun: config.maxWorkersPerRun,
       maxQueuedRuns: config.maxQueuedRuns,
     })
+    await app.register(vocabulariesPlugin)
     await app.register(imageSetsPlugin, { seedDemo: config.seedDemo })
     await app.register(evaluationsPlugin)
     await app.register(healthRoutes, {
@@ -124,6 +127,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       maxUploadBytes: config.maxUploadBytes,
     })
     await app.register(runRoutes, { prefix: '/api' })
+    await app.register(vocabularyRoutes, { prefix: '/api' })
     await app.register(topologyRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(uploadRoutes, {

@@ -8,6 +8,7 @@ import { TokenBanner } from './components/token-banner.tsx'
 import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
 import { EvaluationsPage } from './pages/evaluations/evaluations-page.tsx'
 import { RunsPage } from './pages/runs/runs-page.tsx'
+import { VocabulariesPage } from './pages/vocabularies/vocabularies-page.tsx'
 
 // The detail page carries ECharts (most of the bundle): load it when first opened.
 const DatasetDetailPage = lazy(() =>
@@ -33,9 +34,6 @@ const EvaluationDetailPage = lazy(() =>
 const TopologyPage = lazy(() =>
   import('./pages/topology/topology-page.tsx').then((m) => ({ default: m.TopologyPage })),
 )
-
-// Pages of the design that are not built yet: listed, visibly disabled, never faked.
-const COMING_SOON = ['Vocabularies', 'Labs'] as const
 
 /** The application shell: sidebar, header with server health, and the routed page. */
 export function App() {
@@ -85,6 +83,7 @@ export function App() {
                 </Suspense>
               )}
             </Route>
+            <Route path="/vocabularies" component={VocabulariesPage} />
             <Route path="/evaluations" component={EvaluationsPage} />
             <Route path="/evaluations/:id">
               {(params) => (
@@ -113,6 +112,7 @@ function Sidebar() {
   const [onRuns] = useRoute('/runs/*?')
   const [onTopology] = useRoute('/topology/*?')
   const [onEvaluations] = useRoute('/evaluations/*?')
+  const [onVocabularies] = useRoute('/vocabularies')
   return (
     <aside className="sidebar">
       <div className="sidebar-inner">
@@ -140,18 +140,10 @@ function Sidebar() {
           <Link href="/evaluations" className={`nav-item${onEvaluations ? ' nav-item-active' : ''}`}>
             Evaluation
           </Link>
-          <div className="nav-section">Coming soon</div>
-          {COMING_SOON.map((label) => (
-            <span
-              key={label}
-              className="nav-item nav-item-disabled"
-              aria-disabled="true"
-              title="Not built yet"
-            >
-              {label}
-              <span className="soon">soon</span>
-            </span>
-          ))}
+          <div className="nav-section">Results</div>
+          <Link href="/vocabularies" className={`nav-item${onVocabularies ? ' nav-item-active' : ''}`}>
+            Vocabularies
+          </Link>
         </nav>
         <div className="sidebar-foot">Visual vocabularies on a Map-Collective runtime</div>
       </div>

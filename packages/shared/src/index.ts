@@ -47,6 +47,8 @@ export {
 } from './run-defaults.ts'
 export type { CreateRunInput, RunParams } from './runs.ts'
 export {
+  AssignmentFormat,
+  assignmentFormats,
   CreateRun,
   IterationReport,
   Run,
@@ -69,6 +71,7 @@ export {
   VocabularyExportFormat,
   VocabularyExportJson,
   VocabularyList,
+  VocabularySummary,
   vocabularyExportFormats,
   WorkerIterationReport,
   WorkerStageReport,

@@ -216,9 +216,37 @@ export const Vocabulary = z.object({
 })
 export type Vocabulary = z.infer<typeof Vocabulary>
 
+/**
+ * A vocabulary as `GET /api/vocabularies` and `GET /api/vocabularies/:id` answer it: the record with
+ * the run and dataset it came from and what it takes on disk.
+ */
+export const VocabularySummary = Vocabulary.extend({
+  datasetId: z.string(),
+  /** The dataset's name; null once the dataset was deleted (runs keep its id). */
+  datasetName: z.string().nullable(),
+  datasetExists: z.boolean(),
+  /** The run's last inertia (sum of squared distances to the nearest centroid). */
+  inertia: z.number().nullable(),
+  /** Bytes of the centroids file; null when the file is missing. */
+  sizeBytes: z.number().int().nonnegative().nullable(),
+  /** Bytes of the cached assignments (npy + csv); null until they were first downloaded. */
+  assignmentsBytes: z.number().int().nonnegative().nullable(),
+})
+export type VocabularySummary = z.infer<typeof VocabularySummary>
+
 /** `GET /api/vocabularies`: newest first. */
-export const VocabularyList = z.object({ vocabularies: z.array(Vocabulary) })
+export const VocabularyList = z.object({ vocabularies: z.array(VocabularySummary) })
 export type VocabularyList = z.infer<typeof VocabularyList>
+
+/**
+ * Formats of `GET /api/vocabularies/:id/assignments`, one row per dataset vector in row order:
+ * `npy` is a structured array of shape (n,) with fields `row` (<i8), `word` (<i4, the nearest
+ * centroid, ties to the lowest index), `distance_sq` (<f8) and, when the dataset has ids,
+ * `picture`, `picture_row`, `picture_col` (<i4); `csv` has the same columns with a header line.
+ */
+export const assignmentFormats = ['npy', 'csv'] as const
+export const AssignmentFormat = z.enum(assignmentFormats)
+export type AssignmentFormat = z.infer<typeof AssignmentFormat>
 
 /**
  * Formats of `GET /api/vocabularies/:id/export`: `npy` (k × d float32), `fvecs` (per centroid: int32 d,

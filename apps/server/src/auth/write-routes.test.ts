@@ -104,6 +104,7 @@ describe('every write route needs the token, however its path is spelled', () =>
     for (const route of [
       'POST /api/runs',
       'DELETE /api/datasets/:id',
+      'DELETE /api/vocabularies/:id',
       'PUT /api/image-sets',
       'POST /files',
       'PATCH /files/*',
@@ -139,6 +140,7 @@ describe('every write route needs the token, however its path is spelled', () =>
       '/api/topologies',
       '/api/image-sets',
       '/api/evaluations',
+      '/api/vocabularies',
     ]) {
       const res = await app.inject({ method: 'GET', url: list })
       const body = res.json() as Record<string, unknown[]>

@@ -79,8 +79,6 @@ export interface RunRepo {
   eventsAfter(runId: string, after: number, limit?: number): Promise<RunEvent[]>
   insertVocabulary(v: Omit<StoredVocabulary, 'createdAt'>): Promise<StoredVocabulary>
   getVocabulary(id: string): Promise<StoredVocabulary | undefined>
-  /** Every vocabulary, newest first. */
-  listVocabularies(): Promise<StoredVocabulary[]>
 }
 
 /** Creates the {@link RunRepo} over a database. */
@@ -185,13 +183,6 @@ export function createRunRepo(db: Database): RunRepo {
     async getVocabulary(id) {
       const [row] = await db.select().from(vocabularies).where(eq(vocabularies.id, id))
       return row === undefined ? undefined : { ...row, createdAt: row.createdAt.toISOString() }
-    },
-    async listVocabularies() {
-      const rows = await db
-        .select()
-        .from(vocabularies)
-        .orderBy(desc(vocabularies.createdAt), desc(vocabularies.id))
-      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }))
     },
   }
 }

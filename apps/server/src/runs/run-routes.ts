@@ -3,7 +3,6 @@ import { CreateRun, ErrorBody, Run, RunEventList, RunList } from '@codebook/shar
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../http/api-error.ts'
-import { vocabularyRoutes } from './vocabulary-routes.ts'
 
 const IdParams = z.object({ id: z.string().min(1) })
 
@@ -23,11 +22,8 @@ const EventsQuery = z.object({
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody }
 
-/** REST routes of runs under `/api`: create (queued), list, detail, cancel, resume, event log; and vocabularies. */
+/** REST routes of runs under `/api`: create (queued), list, detail, cancel, resume, event log. */
 export const runRoutes: FastifyPluginAsyncZod = async (app) => {
-  // Vocabularies are what runs produce: their routes live under the same prefix.
-  await app.register(vocabularyRoutes)
-
   app.post(
     '/runs',
     {

@@ -87,8 +87,6 @@ export interface RunService {
    * @throws ApiError 409 `RUN_NOT_RESUMABLE` when the run is in another state or has no checkpoint.
    */
   resume(id: string): Promise<Run>
-  /** Learned vocabularies, newest first. */
-  vocabularies(): Promise<Vocabulary[]>
   /** One vocabulary and its centroids file (k × d float32 .npy). @throws ApiError 404 `VOCABULARY_NOT_FOUND`. */
   vocabulary(id: string): Promise<{ vocabulary: Vocabulary; file: string }>
   /** Stored events with seq > after, in order, at most `limit`. @throws ApiError 404 `RUN_NOT_FOUND`. */
@@ -524,10 +522,6 @@ export function createRunService(deps: RunServiceDeps): RunService {
       queue.push(id)
       pump()
       return requeued
-    },
-
-    async vocabularies() {
-      return (await repo.listVocabularies()).map(({ path: _, ...v }) => v)
     },
 
     async vocabulary(id) {

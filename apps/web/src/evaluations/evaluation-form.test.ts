@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   defaultEvaluationForm,
   type EvaluationFormValues,
+  evaluationFormFromQuery,
   validateEvaluationForm,
 } from './evaluation-form.ts'
 
@@ -63,5 +64,17 @@ describe('validateEvaluationForm', () => {
           expect(r.ok).toBe(expectedOk)
           if (r.ok) expect(CreateEvaluation.safeParse(r.input).success).toBe(true)
         }
+  })
+})
+
+describe('evaluationFormFromQuery', () => {
+  it('preselects the vocabulary sizes of ?k= and keeps every other default', () => {
+    expect(evaluationFormFromQuery('?k=64')).toEqual({ ...defaultEvaluationForm, ks: '64' })
+    expect(evaluationFormFromQuery('k=256,16')).toEqual({ ...defaultEvaluationForm, ks: '16, 256' })
+  })
+
+  it('ignores a missing or invalid k', () => {
+    for (const search of ['', '?seed=3', '?k=', '?k=0', '?k=abc', '?k=1.5'])
+      expect(evaluationFormFromQuery(search)).toEqual(defaultEvaluationForm)
   })
 })

@@ -1,5 +1,5 @@
 import type { CreateEvaluationInput } from '@codebook/shared'
-import { DEFAULT_K_LIST, parseKList } from './k-list.ts'
+import { DEFAULT_K_LIST, formatKList, parseKList } from './k-list.ts'
 
 /** The launch form as typed: numbers stay strings until validated. */
 export interface EvaluationFormValues {
@@ -24,6 +24,16 @@ export const defaultEvaluationForm: EvaluationFormValues = {
   split: '0.5',
   seed: '1',
   limitPerClass: '',
+}
+
+/**
+ * The form's first values from the page's query string: `?k=64` (or `k=16,64`, as links from the
+ * Vocabularies page send) preselects those vocabulary sizes; anything the k list rejects is ignored.
+ */
+export function evaluationFormFromQuery(search: string): EvaluationFormValues {
+  const k = new URLSearchParams(search).get('k')
+  const parsed = k === null ? null : parseKList(k)
+  return parsed?.ok ? { ...defaultEvaluationForm, ks: formatKList(parsed.ks) } : defaultEvaluationForm
 }
 
 /** Field name → message, for the fields that are wrong. */

@@ -1,10 +1,11 @@
 import type { ImageSet } from '@codebook/shared'
 import { type FormEvent, useState } from 'react'
-import { useLocation } from 'wouter'
+import { useLocation, useSearch } from 'wouter'
 import { useCreateEvaluation } from '../../api/evaluation-queries.ts'
 import {
   defaultEvaluationForm,
   type EvaluationFormValues,
+  evaluationFormFromQuery,
   validateEvaluationForm,
 } from '../../evaluations/evaluation-form.ts'
 import { formatCount } from '../../lib/format.ts'
@@ -25,7 +26,9 @@ const TEXT_FIELDS: { name: TextField; label: string; hint?: string; wide?: boole
 export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) {
   const [, navigate] = useLocation()
   const create = useCreateEvaluation()
-  const [values, setValues] = useState<EvaluationFormValues>(defaultEvaluationForm)
+  // `?k=…` (the Vocabularies page’s "Evaluate") preselects the vocabulary sizes.
+  const search = useSearch()
+  const [values, setValues] = useState<EvaluationFormValues>(() => evaluationFormFromQuery(search))
   const [touched, setTouched] = useState(false)
   const ready = (props.imageSets ?? []).filter((s) => s.status === 'ready')
   // Until the user picks one, the newest ready image set is chosen.

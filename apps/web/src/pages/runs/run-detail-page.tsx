@@ -1,6 +1,8 @@
-import { type Run, vocabularyExportFormats } from '@codebook/shared'
+import { assignmentFormats, type Run, vocabularyExportFormats } from '@codebook/shared'
 import { useMemo } from 'react'
+import { Link } from 'wouter'
 import { isRunActive, useCancelRun, useRun } from '../../api/queries.ts'
+import { assignmentsHref } from '../../api/vocabulary-client.ts'
 import { RunInertiaChart } from '../../charts/run-inertia-chart.tsx'
 import { RunStageChart } from '../../charts/run-stage-chart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
@@ -270,6 +272,15 @@ function VocabularyCard(props: { vocabularyId: string }) {
             {f}
           </a>
         ))}
+        {/* Each vector's word: computed by the server on the first download, then cached. */}
+        {assignmentFormats.map((f) => (
+          <a key={`assignments-${f}`} className="btn" href={assignmentsHref(id, f)} download>
+            assignments.{f}
+          </a>
+        ))}
+        <Link href="/vocabularies" className="btn btn-ghost">
+          All vocabularies
+        </Link>
       </div>
     </section>
   )

@@ -54,7 +54,20 @@ describe('vocabulary export', () => {
   it('lists vocabularies and exports npy, fvecs, csv and json that re-read to the same centroids', async () => {
     const list = VocabularyList.parse(await (await fetch(`${server.url}/api/vocabularies`)).json())
     expect(list.vocabularies).toEqual([
-      { id: vocabularyId, runId: run.id, k, d: data.d, createdAt: expect.any(String) },
+      {
+        id: vocabularyId,
+        runId: run.id,
+        k,
+        d: data.d,
+        createdAt: expect.any(String),
+        datasetId: run.datasetId,
+        datasetName: 'small',
+        datasetExists: true,
+        inertia: run.inertia,
+        // npy header (128 bytes as the runtime writes it) + k × d float32.
+        sizeBytes: 128 + k * data.d * 4,
+        assignmentsBytes: null,
+      },
     ])
 
     // Independent oracle: the same seeded k-means++ init and single-process Lloyd.
