@@ -6,7 +6,7 @@ import { runCollective } from './collective-task.ts'
 import { ControlChannel, type ControlMessage } from './control-channel.ts'
 import { parseControl, type RegisterMessage, type ReplyMessage, RequestMessage } from './protocol.ts'
 
-/** Options of {@link runWorker}; dependencies are passed in (STYLE §7). */
+/** Options of {@link runWorker}; dependencies (clock, applications) are passed in. */
 export interface WorkerOptions {
   /** Driver control address. */
   join: PeerAddress

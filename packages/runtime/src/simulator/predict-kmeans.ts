@@ -25,7 +25,7 @@ import { clusterFromTopology } from './topology-cluster.ts'
  */
 export const DEFAULT_MAP_GFLOPS_PER_SLOT = 100
 
-/** The stages of one K-means iteration (DESIGN.md §2), as the runtime reports them. */
+/** The stages of one K-means iteration (broadcast, map, shuffle, reduce, combine; docs/simulator.md), as the runtime reports them. */
 export const kmeansStages = ['broadcast', 'map', 'regroup', 'combine'] as const
 export type KmeansStage = (typeof kmeansStages)[number]
 

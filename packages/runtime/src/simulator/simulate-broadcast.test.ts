@@ -23,7 +23,7 @@ function cluster(racks: number, perRack: number, nic = GBIT, uplink = 10 * GBIT,
 
 const range = (p: number) => Array.from({ length: p }, (_, i) => i)
 
-describe('simulateBroadcast on one switch matches the closed forms of DESIGN.md §2', () => {
+describe('simulateBroadcast on one switch matches the closed forms of docs/simulator.md', () => {
   const n = 1e8 // bytes
   const beta = 1 / GBIT
   const alpha = 5e-5

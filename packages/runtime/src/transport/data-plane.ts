@@ -29,7 +29,7 @@ export interface DataPlaneOptions {
   connectBackoffMs?: number
   /** Rack of a rank, for intra/cross-rack byte accounting. Defaults to one shared rack. */
   rackOf?: (rank: number) => string
-  /** Injected sleep (STYLE §7): tests and callers pass the real timer, a simulator may pass its own. */
+  /** Injected sleep: tests and callers pass the real timer, a simulator may pass its own. */
   sleep?: (ms: number) => Promise<void>
   /** Id shared by the nodes of one job (u32); a connection to a node of another job is refused. Default 0. */
   session?: number

@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.ts'
 import { blockBounds } from '../group.ts'
 
-/** Broadcast algorithms, as DESIGN.md §4 names them. */
+/** Broadcast algorithms, by the papers' names (docs/simulator.md gives their closed forms). */
 export type BroadcastScheduleAlgorithm = 'simple' | 'mst' | 'bucket' | 'chain'
 
 /**
