@@ -1,6 +1,7 @@
 import { constants, gunzipSync } from 'node:zlib'
 import type { DatasetFormat } from '@codebook/shared'
 import { isGzip, readHead, statInput } from './byte-source.ts'
+import { isUtf16ByteOrderMark, startsWithUtf8ByteOrderMark, utf16Error } from './encoding.ts'
 import { formatError } from './error-codes.ts'
 import { NPY_MAGIC } from './npy/npy-header.ts'
 import { parseDecimal, parseInteger } from './text-numbers.ts'
@@ -51,7 +52,7 @@ export async function detectFormat(file: string): Promise<DatasetFormat> {
     knownSize = null
     complete = false
   }
-  const format = formatFromContent(head, knownSize, complete)
+  const format = formatFromContent(head, knownSize, complete, file)
   if (!format)
     throw formatError(
       'UNKNOWN_FORMAT',
@@ -69,10 +70,15 @@ export function formatFromContent(
   head: Buffer,
   size: number | null,
   complete: boolean,
+  file = 'input',
 ): DatasetFormat | null {
   if (head.length >= NPY_MAGIC.length && head.subarray(0, NPY_MAGIC.length).equals(NPY_MAGIC)) return 'npy'
-  if (looksLikeText(head)) return textFormat(head, complete)
-  return vecsFormat(head, size)
+  // A UTF-8 byte-order mark is skipped by the text readers, so judge the text after it.
+  const text = startsWithUtf8ByteOrderMark(head) ? head.subarray(3) : head
+  if (looksLikeText(text)) return textFormat(text, complete)
+  const vecs = vecsFormat(head, size)
+  if (vecs === null && isUtf16ByteOrderMark(head)) throw utf16Error(head, file)
+  return vecs
 }
 
 function looksLikeText(head: Buffer): boolean {

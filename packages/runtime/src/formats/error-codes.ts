@@ -11,13 +11,21 @@ export const datasetErrorCodes: Record<string, string> = {
   INCONSISTENT_DIMENSION: 'A .fvecs/.bvecs row declares a dimension different from the first row.',
   TRUNCATED_BINARY: 'A binary file ends in the middle of a row.',
   BAD_HEADER: 'A .npy magic, header, dtype, shape or layout (or a .vecs first dimension) is invalid.',
-  UNSUPPORTED_DTYPE: 'A .npy dtype other than float32 or uint8.',
+  UNSUPPORTED_DTYPE: 'A .npy dtype other than float32, float64 (converted to float32) or uint8.',
   EMPTY_INPUT: 'The input holds no rows.',
   UNKNOWN_FORMAT: 'The format could not be detected from the file name or content; pass one explicitly.',
   BAD_GZIP: 'The gzip stream is corrupt or truncated.',
   FILE_NOT_FOUND: 'The input file does not exist or is not a regular file.',
   VALUE_OUT_OF_RANGE:
     'A value does not fit the requested dtype (uint8 needs integers in [0, 255]) or an id does not fit int32.',
+  LINE_TOO_LONG:
+    'A HOG text or CSV line is longer than maxLineBytes (default 1 MiB); often a file without newlines.',
+  TOO_MANY_FIELDS: 'A HOG text or CSV line has more fields than maxFields (default 65,536).',
+  EXPANDED_TOO_LARGE: 'A gzip input decompresses to more than maxExpandedBytes.',
+  UNSUPPORTED_ENCODING:
+    'A text file is UTF-16 (it starts with a UTF-16 byte-order mark); convert it to UTF-8.',
+  TRANSPOSE_TOO_LARGE:
+    'A gzipped Fortran-order .npy is too large to transpose in memory; decompress it (plain files of any size are transposed from disk).',
 }
 
 /** Where in an input a problem is: the file, and a 1-based text line or a 0-based binary row. */

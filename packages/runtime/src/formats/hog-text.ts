@@ -4,11 +4,13 @@ import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { writeAtomically } from './atomic.ts'
 import type { ByteSource } from './byte-source.ts'
+import type { ReaderLimits } from './limits.ts'
 import type { VectorReader } from './row-batch.ts'
 import { readTextTable } from './text-table.ts'
 
 /** Reader for HOG text: `pictureId rowId colId f1 … fd` per line, whitespace-separated; ids kept, values float32. */
-export function hogTextReader(src: ByteSource): VectorReader {
+export function hogTextReader(src: ByteSource, limits: ReaderLimits = {}): VectorReader {
+  const notes: string[] = []
   return {
     file: src.file,
     format: 'hog-text',
@@ -16,7 +18,8 @@ export function hogTextReader(src: ByteSource): VectorReader {
     hasIds: true,
     totalBytes: src.totalBytes,
     bytesRead: src.bytesRead,
-    batches: () => readTextTable(src, 'hog'),
+    notes,
+    batches: () => readTextTable(src, 'hog', limits, notes),
   }
 }
 

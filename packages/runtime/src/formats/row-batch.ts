@@ -23,6 +23,8 @@ export interface VectorReader {
   hasIds: boolean
   totalBytes: number
   bytesRead(): number
+  /** What the reader converted or skipped on the way ("converted from float64", …); filled while `batches()` runs. */
+  notes: string[]
   /** The rows, batch by batch; iterate once. Throws `DatasetFormatError` on malformed input. */
   batches(): AsyncGenerator<RowBatch>
 }

@@ -4,6 +4,7 @@ import type { DatasetFormat, VectorDtype, VectorStats } from '@codebook/shared'
 import { CodebookError } from '../errors.ts'
 import { tempSibling } from './atomic.ts'
 import { formatError } from './error-codes.ts'
+import type { ReaderLimits } from './limits.ts'
 import { openNpyFile } from './npy/npy-reader.ts'
 import { NpyStreamWriter } from './npy/npy-writer.ts'
 import { openVectorReader } from './readers.ts'
@@ -17,8 +18,8 @@ export interface ImportProgress {
   rows: number
 }
 
-/** Options of `importToStore` / `inspectFile`. */
-export interface ImportOptions {
+/** Options of `importToStore` / `inspectFile`; the reader limits bound what one input may cost. */
+export interface ImportOptions extends ReaderLimits {
   /** Input format; detected from the name, then the content, when absent. */
   format?: DatasetFormat
   /** Output dtype; the source's when absent. uint8 needs integral values in [0, 255]. */
@@ -86,6 +87,7 @@ export async function runDatasetPass(
       format: reader.format,
       bytes: reader.totalBytes,
       hasIds: reader.hasIds,
+      notes: reader.notes,
     }),
     wroteIds: ids !== null,
   }
@@ -140,7 +142,7 @@ export async function importToStore(
       'DESTINATION_EXISTS',
       `${destDir} already exists; imports never overwrite a dataset`,
     )
-  const reader = await openVectorReader(file, options.format, options.signal)
+  const reader = await openVectorReader(file, options)
   const tmp = tempSibling(destDir)
   await mkdir(tmp)
   try {
@@ -161,7 +163,7 @@ export async function inspectFile(
   file: string,
   options: Omit<ImportOptions, 'dtype'> = {},
 ): Promise<VectorStats> {
-  const reader = await openVectorReader(file, options.format, options.signal)
+  const reader = await openVectorReader(file, options)
   return (await runDatasetPass(reader, options, null)).stats
 }
 
@@ -180,7 +182,7 @@ export async function convertToNpy(
   out: string,
   options: ImportOptions = {},
 ): Promise<{ stats: VectorStats; idsFile: string | null }> {
-  const reader = await openVectorReader(file, options.format, options.signal)
+  const reader = await openVectorReader(file, options)
   const targets = { vectors: tempSibling(out), ids: tempSibling(idsPathFor(out)) }
   try {
     const { stats, wroteIds } = await runDatasetPass(reader, options, targets)
