@@ -30,7 +30,7 @@ export function formatFromName(file: string): DatasetFormat | null {
 
 /**
  * Detects the format of `file`: from its name when the extension is known, else from its
- * content (npy magic; gzip is looked inside; text lines of 3 integers then numbers → hog-text,
+ * content (npy magic; gzip is looked inside; text lines of a picture id, 2 integers, then numbers → hog-text,
  * commas → csv; .fvecs/.bvecs by a consistent int32 dimension matching the file size).
  * Throws UNKNOWN_FORMAT when nothing fits.
  */
@@ -106,7 +106,8 @@ function textFormat(head: Buffer, complete: boolean): DatasetFormat | null {
   const bytes = (s: string) => Buffer.from(s, 'latin1')
   const isInt = (s: string) => !Number.isNaN(parseInteger(bytes(s), 0, s.length))
   const isNum = (s: string) => !Number.isNaN(parseDecimal(bytes(s), 0, s.length))
-  if (tokens.length >= 4 && tokens.slice(0, 3).every(isInt) && tokens.slice(3).every(isNum)) return 'hog-text'
+  // HOG: a picture id (an integer or a name), row and column ids, then numbers.
+  if (tokens.length >= 4 && tokens.slice(1, 3).every(isInt) && tokens.slice(3).every(isNum)) return 'hog-text'
   // A single numeric column is a one-column CSV.
   if (tokens.length === 1 && lines.every((l) => isNum(l))) return 'csv'
   return null

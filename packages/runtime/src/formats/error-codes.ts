@@ -6,7 +6,8 @@ import { DatasetFormatError } from '../errors.ts'
  */
 export const datasetErrorCodes: Record<string, string> = {
   WRONG_FIELD_COUNT: 'A HOG text or CSV line has a different number of fields from the first data line.',
-  NON_NUMERIC_FIELD: 'A field is not a number (or a HOG id is not an integer).',
+  NON_NUMERIC_FIELD:
+    "A field is not a number (or a HOG row/column id is not an integer, or a picture id is not one where the first line's was).",
   NON_FINITE_VALUE: 'A value is NaN or infinite (or overflows float32).',
   INCONSISTENT_DIMENSION: 'A .fvecs/.bvecs row declares a dimension different from the first row.',
   TRUNCATED_BINARY: 'A binary file ends in the middle of a row.',
@@ -24,6 +25,9 @@ export const datasetErrorCodes: Record<string, string> = {
   EXPANDED_TOO_LARGE: 'A gzip input decompresses to more than maxExpandedBytes.',
   UNSUPPORTED_ENCODING:
     'A text file is UTF-16 (it starts with a UTF-16 byte-order mark); convert it to UTF-8.',
+  BAD_PICTURE_NAME:
+    'A HOG picture id that is a name is longer than 1,024 bytes, not UTF-8, or holds a control character.',
+  TOO_MANY_PICTURES: 'A HOG text names more than 4,194,304 distinct pictures.',
   TRANSPOSE_TOO_LARGE:
     'A gzipped Fortran-order .npy is too large to transpose in memory; decompress it (plain files of any size are transposed from disk).',
 }

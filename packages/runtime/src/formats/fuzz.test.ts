@@ -35,6 +35,7 @@ const twoRows = (d: number) => [0, 1].map((r) => Array.from({ length: d }, (_, j
 const SEEDS: Array<[string, Buffer]> = [
   ['hog.txt', Buffer.from('1 2 3 0.5 0.25 7\n4 5 6 1 2 -3e-2\n')],
   ['bom-crlf.hog', Buffer.from('\ufeff10 0 1 1.5 2.5\r\n10 0 2 3.5 4.5\r\n')],
+  ['names.txt', Buffer.from('img_0.jpg 0 0 1 2\nimg_0.jpg 0 1 3 4\nd41d8cd9 1 1 5 6\n')],
   ['header.csv', Buffer.from('x,y,z\n1,2,3\n4.5,"5",6\n')],
   ['f4.npy', npyBytes(f32([1, 2, 3, 4, 5, 6]), { descr: '<f4', shape: '(3, 2)' })],
   ['f8-fortran.npy', npyBytes(f64be([1, 2, 3, 4, 5, 6]), { descr: '>f8', shape: '(3, 2)', fortran: true })],
@@ -152,6 +153,7 @@ describe('readers under fuzzing', () => {
           await rm(join(out, 'ds'), { recursive: true, force: true })
           await rm(join(out, 'x.npy'), { force: true })
           await rm(join(out, 'x.ids.npy'), { force: true })
+          await rm(join(out, 'x.picture-names.txt'), { force: true })
         }
         expect(await readdir(out)).toEqual([])
         await rm(file)

@@ -6,11 +6,15 @@ import { writeAtomically } from './atomic.ts'
 import type { ByteSource } from './byte-source.ts'
 import type { ReaderLimits } from './limits.ts'
 import type { VectorReader } from './row-batch.ts'
-import { readTextTable } from './text-table.ts'
+import { readTextTable, type TextTableReport } from './text-table.ts'
 
-/** Reader for HOG text: `pictureId rowId colId f1 … fd` per line, whitespace-separated; ids kept, values float32. */
+/**
+ * Reader for HOG text: `pictureId rowId colId f1 … fd` per line, whitespace-separated; ids kept,
+ * values float32. Picture ids are integers, or names (any token without white space) when the
+ * first line's is not an integer: then `pictureNames()` lists them and ids hold their index.
+ */
 export function hogTextReader(src: ByteSource, limits: ReaderLimits = {}): VectorReader {
-  const notes: string[] = []
+  const report: TextTableReport = { notes: [], pictureNames: null }
   return {
     file: src.file,
     format: 'hog-text',
@@ -18,8 +22,9 @@ export function hogTextReader(src: ByteSource, limits: ReaderLimits = {}): Vecto
     hasIds: true,
     totalBytes: src.totalBytes,
     bytesRead: src.bytesRead,
-    notes,
-    batches: () => readTextTable(src, 'hog', limits, notes),
+    notes: report.notes,
+    pictureNames: () => report.pictureNames,
+    batches: () => readTextTable(src, 'hog', limits, report),
   }
 }
 

@@ -2,6 +2,7 @@ import type { ByteSource } from './byte-source.ts'
 import { withoutByteOrderMark } from './encoding.ts'
 import { formatError } from './error-codes.ts'
 import { DEFAULT_MAX_FIELDS, DEFAULT_MAX_LINE_BYTES, type ReaderLimits } from './limits.ts'
+import { PictureNameTable, STORE_PICTURE_NAMES } from './picture-names.ts'
 import type { RowBatch } from './row-batch.ts'
 import { isNonFiniteWord, latin1, parseDecimal, parseInteger, scanDecimal, scanEnd } from './text-numbers.ts'
 
@@ -74,6 +75,14 @@ class BatchBuilder {
   }
 }
 
+/** What a text pass finds besides its rows, filled in while it runs. */
+export interface TextTableReport {
+  /** What was skipped or interpreted ("skipped a UTF-8 byte-order mark", …). */
+  notes: string[]
+  /** HOG picture names by index when picture ids are names, else null. */
+  pictureNames: string[] | null
+}
+
 /**
  * Parses a line-oriented numeric table straight from bytes: numbers are parsed in place
  * (no string per field), lines split with the native `indexOf`. Blank lines are skipped,
@@ -84,8 +93,9 @@ export async function* readTextTable(
   src: ByteSource,
   layout: TextLayout,
   limits: ReaderLimits = {},
-  notes: string[] = [],
+  report: TextTableReport = { notes: [], pictureNames: null },
 ): AsyncGenerator<RowBatch> {
+  const notes = report.notes
   const file = src.file
   const hog = layout === 'hog'
   const maxLineBytes = limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
@@ -96,6 +106,8 @@ export async function* readTextTable(
   let rowsDone = 0
   let builder: BatchBuilder | null = null
   let headerSeen = false
+  // HOG picture ids are names when the first line's is not an integer (then every line's is a name).
+  let pictures: PictureNameTable | null = null
 
   const fail = (code: string, reason: string): never => {
     throw formatError(code, reason, { file, line: lineNo })
@@ -160,6 +172,15 @@ export async function* readTextTable(
     if (fields < 0) {
       const { width, nonNumeric } = scanFirstLine(buf, first, e)
       start(width)
+      if (hog) {
+        let end = first
+        while (end < e && !isBlank(buf[end])) end++
+        if (Number.isNaN(parseInteger(buf, first, end))) {
+          pictures = new PictureNameTable()
+          report.pictureNames = pictures.names
+          notes.push(`picture ids are names: ids.npy column 0 indexes ${STORE_PICTURE_NAMES}`)
+        }
+      }
       if (!hog && !headerSeen) {
         headerSeen = true
         if (nonNumeric) return // the header fixes the width; data starts on the next line
@@ -194,12 +215,14 @@ export async function* readTextTable(
         if (f >= maxFields) tooManyFields()
         let j = i
         while (j < e && !isBlank(buf[j])) j++
-        if (f < ID_FIELDS) {
+        if (f === 0 && pictures) {
+          ids[r * ID_FIELDS] = pictures.indexOf(buf, i, j, fail)
+        } else if (f < ID_FIELDS) {
           const id = parseInteger(buf, i, j)
           if (Number.isNaN(id))
             fail(
               'NON_NUMERIC_FIELD',
-              `id field ${f + 1} ${JSON.stringify(latin1(buf, i, Math.min(j, i + 40)))} is not an integer`,
+              `id field ${f + 1} ${JSON.stringify(latin1(buf, i, Math.min(j, i + 40)))} is not an integer${f === 0 ? " (the first line's picture id was one, so every line's must be)" : ''}`,
             )
           if (id !== (id | 0)) fail('VALUE_OUT_OF_RANGE', `id field ${f + 1} (${id}) does not fit int32`)
           ids[r * ID_FIELDS + f] = id

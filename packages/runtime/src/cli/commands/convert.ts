@@ -60,6 +60,7 @@ export function registerConvert(program: Command): void {
     .description(
       'Convert a vector file to .npy in one streaming pass. When the source has ids (HOG text), they go to a second file OUT.ids.npy ' +
         '(int32, n × 3: pictureId, rowId, colId) beside OUT.npy, so OUT.npy stays a plain matrix any NumPy tool can load; ' +
+        'when picture ids are names (img0.jpg, Flickr ids, hashes), OUT.picture-names.txt lists them and pictureId is a line index into it; ' +
         'a stale OUT.ids.npy is removed when the source has no ids. Outputs are written to temporary files and renamed on success.',
     )
     .argument('<file>', 'input file (HOG text, .npy, .fvecs, .bvecs or CSV; .gz accepted)')
