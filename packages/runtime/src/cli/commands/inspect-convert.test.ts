@@ -56,6 +56,18 @@ describe('codebook inspect', () => {
     expect(stats.dims.max.length).toBe(40)
     expect(stats.dims.max[39]).toBe(Math.max(...rows.map((r) => r[39])))
   })
+
+  it('prints what the import converted (notes), and no notes line when nothing was', async () => {
+    const file = join(dir, 'bom.csv')
+    await writeFile(file, '\ufeffx,y\n1,2\n')
+    const io = collectingIo()
+    await runInspect(file, {}, io)
+    expect(io.out()).toContain('notes    skipped a UTF-8 byte-order mark\n')
+    await writeFile(file, 'x,y\n1,2\n')
+    const plain = collectingIo()
+    await runInspect(file, {}, plain)
+    expect(plain.out()).not.toContain('notes')
+  })
 })
 
 describe('codebook convert', () => {
