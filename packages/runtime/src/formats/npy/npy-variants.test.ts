@@ -84,6 +84,20 @@ describe('npy variants (hand-written)', () => {
       const got = await readStoredRows(dest, r, 1)
       expect(Array.from(got.values)).toEqual(Array.from({ length: d }, (_, j) => Math.fround(value(r, j))))
     }
+    // Progress counts the blocks read from disk; an abort after the first block leaves nothing.
+    const fractions: number[] = []
+    const abort = new AbortController()
+    const aborted = importToStore(file, join(tmp.dir(), 'aborted-store'), {
+      signal: abort.signal,
+      onProgress: (p) => {
+        fractions.push(p.bytesRead / p.totalBytes)
+        abort.abort(new Error('stop'))
+      },
+    })
+    await expect(aborted).rejects.toThrow('stop')
+    expect(fractions[0]).toBeGreaterThan(0.4)
+    expect(fractions[0]).toBeLessThan(0.5)
+    expect((await listDir(tmp.dir())).filter((f) => f.includes('aborted') || f.includes('.tmp-'))).toEqual([])
   })
 
   it('treats a Fortran single row or column as the C-order array it is (no note)', async () => {
