@@ -65,7 +65,7 @@ describe('npy variants (hand-written)', () => {
   })
 
   it('transposes a Fortran array of several row blocks and stores it with its notes', async () => {
-    // 3,000 × 400 float64 = 9.6 MB: three 4 MiB blocks of rows, the last one short.
+    // 3,000 × 400 float64 = 9.6 MB: two 8 MiB blocks of rows (2,621 rows, then 379).
     const n = 3000
     const d = 400
     const value = (r: number, j: number) => r * 1000 + j + 0.5
@@ -80,7 +80,7 @@ describe('npy variants (hand-written)', () => {
     const stats = await importToStore(file, dest)
     expect(stats).toMatchObject({ n, d, dtype: 'float32' })
     expect(stats.notes).toEqual(['converted from float64', 'transposed from Fortran order'])
-    for (const r of [0, 1309, 1310, 2621, 2999]) {
+    for (const r of [0, 1, 2620, 2621, 2999]) {
       const got = await readStoredRows(dest, r, 1)
       expect(Array.from(got.values)).toEqual(Array.from({ length: d }, (_, j) => Math.fround(value(r, j))))
     }
@@ -95,8 +95,8 @@ describe('npy variants (hand-written)', () => {
       },
     })
     await expect(aborted).rejects.toThrow('stop')
-    expect(fractions[0]).toBeGreaterThan(0.4)
-    expect(fractions[0]).toBeLessThan(0.5)
+    expect(fractions[0]).toBeGreaterThan(0.85)
+    expect(fractions[0]).toBeLessThan(0.9)
     expect((await listDir(tmp.dir())).filter((f) => f.includes('aborted') || f.includes('.tmp-'))).toEqual([])
   })
 
