@@ -79,12 +79,16 @@ try {
     `generated ${gen.rows} rows × ${d} (${(gen.bytes / 1e6).toFixed(0)} MB text, ${(fileBytes / 1e6).toFixed(0)} MB on disk) in ${genSeconds.toFixed(1)} s`,
   )
   const t1 = performance.now()
+  const cpu0 = process.cpuUsage()
   const { stats } = await convertToNpy(src, join(dir, 'out.npy'))
   const seconds = (performance.now() - t1) / 1000
+  const cpu = process.cpuUsage(cpu0)
+  // CPU time of the process (user + system): steadier than wall time on a shared machine.
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6
   const outBytes = (await stat(join(dir, 'out.npy'))).size
   console.log(
     `converted ${stats.n} rows × ${stats.d} in ${seconds.toFixed(1)} s: ${(gen.bytes / 1e6 / seconds).toFixed(1)} MB/s of text` +
-      `${values.gzip ? ` (${(fileBytes / 1e6 / seconds).toFixed(1)} MB/s compressed)` : ''}, ${(outBytes / 1e6).toFixed(0)} MB .npy`,
+      `${values.gzip ? ` (${(fileBytes / 1e6 / seconds).toFixed(1)} MB/s compressed)` : ''}, ${(outBytes / 1e6).toFixed(0)} MB .npy; ${cpuSeconds.toFixed(1)} CPU s (${(gen.bytes / 1e6 / cpuSeconds).toFixed(1)} MB per CPU second)`,
   )
   console.log(
     `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (whole process, generation included)`,

@@ -45,14 +45,18 @@ export type { DigitsDemoOptions } from './features/digits-demo.ts'
 export { buildDigitsDemo, digitLabel } from './features/digits-demo.ts'
 export type { DenseHogParams, DenseHogResult, HogParams } from './features/hog.ts'
 export { denseHog, hogDescriptor, hogLength } from './features/hog.ts'
-export type { ImportOptions, ImportProgress, OpenNpy, StoredRows } from './formats/index.ts'
+export type { ImportOptions, ImportProgress, OpenNpy, ReaderLimits, StoredRows } from './formats/index.ts'
 export {
+  DEFAULT_MAX_FIELDS,
+  DEFAULT_MAX_LINE_BYTES,
   datasetErrorCodes,
   detectFormat,
   importToStore,
   inspectFile,
   openNpy,
+  readPictureNames,
   readStoredRows,
+  STORE_PICTURE_NAMES,
   writeHogText,
   writeNpy,
 } from './formats/index.ts'

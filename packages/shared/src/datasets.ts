@@ -20,6 +20,12 @@ export const VectorStats = z.object({
   bytes: z.number().int().nonnegative(),
   /** Whether rows carry (pictureId, rowId, colId) ids — HOG text does. */
   hasIds: z.boolean(),
+  /**
+   * What the import converted or skipped to read the source, one phrase each ("converted from
+   * float64", "transposed from Fortran order", "skipped a UTF-8 byte-order mark"); absent in
+   * stats stored before notes existed.
+   */
+  notes: z.array(z.string()).optional(),
   dims: z.object({
     min: z.array(z.number()),
     max: z.array(z.number()),

@@ -1,7 +1,8 @@
-import { createReadStream } from 'node:fs'
+import { createReadStream, type ReadStream } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { createGunzip } from 'node:zlib'
 import { formatError } from './error-codes.ts'
+import type { ReaderLimits } from './limits.ts'
 
 /** Bytes read from disk per chunk: large enough that per-chunk overhead vanishes, small enough to stay cache-friendly. */
 export const CHUNK_BYTES = 1 << 20
@@ -48,31 +49,56 @@ export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b
 }
 
-/** Opens `file` for one streaming pass; gzip is recognised by its magic bytes, whatever the name. */
-export async function openByteSource(file: string, signal?: AbortSignal): Promise<ByteSource> {
+/**
+ * Opens `file` for one streaming pass; gzip is recognised by its magic bytes, whatever the name.
+ * The file is opened only when `chunks` is first iterated, so a reader that never iterates (or
+ * stops early: the generator's `finally` closes it) leaves no descriptor behind. A gzip input
+ * that expands past `maxExpandedBytes` fails with EXPANDED_TOO_LARGE as soon as it does.
+ */
+export async function openByteSource(
+  file: string,
+  signal?: AbortSignal,
+  limits: Pick<ReaderLimits, 'maxExpandedBytes'> = {},
+): Promise<ByteSource> {
   const totalBytes = await statInput(file)
   const gzip = isGzip(await readHead(file, 2))
-  const raw = createReadStream(file, { highWaterMark: CHUNK_BYTES })
+  let raw: ReadStream | null = null
+  const open = () => {
+    raw = createReadStream(file, { highWaterMark: CHUNK_BYTES })
+    return raw
+  }
   return {
     file,
     totalBytes,
     gzip,
-    bytesRead: () => raw.bytesRead,
-    chunks: iterate(raw, gzip, file, signal),
+    bytesRead: () => (raw as ReadStream | null)?.bytesRead ?? 0,
+    chunks: iterate(open, gzip, file, signal, limits.maxExpandedBytes ?? Number.POSITIVE_INFINITY),
   }
 }
 
 async function* iterate(
-  raw: NodeJS.ReadableStream & { destroy(): void },
+  open: () => ReadStream,
   gzip: boolean,
   file: string,
   signal: AbortSignal | undefined,
+  maxExpandedBytes: number,
 ): AsyncGenerator<Buffer> {
+  const raw = open()
   const stream = gzip ? raw.pipe(createGunzip({ chunkSize: 256 * 1024 })) : raw
   if (gzip) raw.on('error', (err) => (stream as unknown as { destroy(e: Error): void }).destroy(err))
+  let expanded = 0
   try {
     for await (const chunk of stream) {
       signal?.throwIfAborted()
+      if (gzip) {
+        expanded += (chunk as Buffer).length
+        if (expanded > maxExpandedBytes)
+          throw formatError(
+            'EXPANDED_TOO_LARGE',
+            `gzip content expands past the ${maxExpandedBytes}-byte limit (maxExpandedBytes)`,
+            { file },
+          )
+      }
       yield chunk as Buffer
     }
   } catch (err) {

@@ -1,6 +1,7 @@
 import { constants, gunzipSync } from 'node:zlib'
 import type { DatasetFormat } from '@codebook/shared'
 import { isGzip, readHead, statInput } from './byte-source.ts'
+import { isUtf16ByteOrderMark, startsWithUtf8ByteOrderMark, utf16Error } from './encoding.ts'
 import { formatError } from './error-codes.ts'
 import { NPY_MAGIC } from './npy/npy-header.ts'
 import { parseDecimal, parseInteger } from './text-numbers.ts'
@@ -29,7 +30,7 @@ export function formatFromName(file: string): DatasetFormat | null {
 
 /**
  * Detects the format of `file`: from its name when the extension is known, else from its
- * content (npy magic; gzip is looked inside; text lines of 3 integers then numbers → hog-text,
+ * content (npy magic; gzip is looked inside; text lines of a picture id, 2 integers, then numbers → hog-text,
  * commas → csv; .fvecs/.bvecs by a consistent int32 dimension matching the file size).
  * Throws UNKNOWN_FORMAT when nothing fits.
  */
@@ -51,7 +52,7 @@ export async function detectFormat(file: string): Promise<DatasetFormat> {
     knownSize = null
     complete = false
   }
-  const format = formatFromContent(head, knownSize, complete)
+  const format = formatFromContent(head, knownSize, complete, file)
   if (!format)
     throw formatError(
       'UNKNOWN_FORMAT',
@@ -69,10 +70,15 @@ export function formatFromContent(
   head: Buffer,
   size: number | null,
   complete: boolean,
+  file = 'input',
 ): DatasetFormat | null {
   if (head.length >= NPY_MAGIC.length && head.subarray(0, NPY_MAGIC.length).equals(NPY_MAGIC)) return 'npy'
-  if (looksLikeText(head)) return textFormat(head, complete)
-  return vecsFormat(head, size)
+  // A UTF-8 byte-order mark is skipped by the text readers, so judge the text after it.
+  const text = startsWithUtf8ByteOrderMark(head) ? head.subarray(3) : head
+  if (looksLikeText(text)) return textFormat(text, complete)
+  const vecs = vecsFormat(head, size)
+  if (vecs === null && isUtf16ByteOrderMark(head)) throw utf16Error(head, file)
+  return vecs
 }
 
 function looksLikeText(head: Buffer): boolean {
@@ -100,7 +106,8 @@ function textFormat(head: Buffer, complete: boolean): DatasetFormat | null {
   const bytes = (s: string) => Buffer.from(s, 'latin1')
   const isInt = (s: string) => !Number.isNaN(parseInteger(bytes(s), 0, s.length))
   const isNum = (s: string) => !Number.isNaN(parseDecimal(bytes(s), 0, s.length))
-  if (tokens.length >= 4 && tokens.slice(0, 3).every(isInt) && tokens.slice(3).every(isNum)) return 'hog-text'
+  // HOG: a picture id (an integer or a name), row and column ids, then numbers.
+  if (tokens.length >= 4 && tokens.slice(1, 3).every(isInt) && tokens.slice(3).every(isNum)) return 'hog-text'
   // A single numeric column is a one-column CSV.
   if (tokens.length === 1 && lines.every((l) => isNum(l))) return 'csv'
   return null

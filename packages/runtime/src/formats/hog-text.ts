@@ -4,11 +4,17 @@ import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { writeAtomically } from './atomic.ts'
 import type { ByteSource } from './byte-source.ts'
+import type { ReaderLimits } from './limits.ts'
 import type { VectorReader } from './row-batch.ts'
-import { readTextTable } from './text-table.ts'
+import { readTextTable, type TextTableReport } from './text-table.ts'
 
-/** Reader for HOG text: `pictureId rowId colId f1 … fd` per line, whitespace-separated; ids kept, values float32. */
-export function hogTextReader(src: ByteSource): VectorReader {
+/**
+ * Reader for HOG text: `pictureId rowId colId f1 … fd` per line, whitespace-separated; ids kept,
+ * values float32. Picture ids are integers, or names (any token without white space) when the
+ * first line's is not an integer: then `pictureNames()` lists them and ids hold their index.
+ */
+export function hogTextReader(src: ByteSource, limits: ReaderLimits = {}): VectorReader {
+  const report: TextTableReport = { notes: [], pictureNames: null }
   return {
     file: src.file,
     format: 'hog-text',
@@ -16,7 +22,9 @@ export function hogTextReader(src: ByteSource): VectorReader {
     hasIds: true,
     totalBytes: src.totalBytes,
     bytesRead: src.bytesRead,
-    batches: () => readTextTable(src, 'hog'),
+    notes: report.notes,
+    pictureNames: () => report.pictureNames,
+    batches: () => readTextTable(src, 'hog', limits, report),
   }
 }
 

@@ -23,6 +23,10 @@ export interface VectorReader {
   hasIds: boolean
   totalBytes: number
   bytesRead(): number
+  /** What the reader converted or skipped on the way ("converted from float64", …); filled while `batches()` runs. */
+  notes: string[]
+  /** HOG picture names by index (ids column 0 indexes them) once `batches()` has run, when the ids are names; absent or null otherwise. */
+  pictureNames?: () => string[] | null
   /** The rows, batch by batch; iterate once. Throws `DatasetFormatError` on malformed input. */
   batches(): AsyncGenerator<RowBatch>
 }

@@ -50,7 +50,13 @@ export class StatsAccumulator {
   }
 
   /** Final stats; sorts the collected norms in place, so call once. */
-  finish(meta: { dtype: VectorDtype; format: DatasetFormat; bytes: number; hasIds: boolean }): VectorStats {
+  finish(meta: {
+    dtype: VectorDtype
+    format: DatasetFormat
+    bytes: number
+    hasIds: boolean
+    notes?: string[]
+  }): VectorStats {
     const n = this.n
     const d = Math.max(this.d, 0)
     const norms = this.norms.subarray(0, n).sort()
@@ -59,6 +65,7 @@ export class StatsAccumulator {
       n,
       d,
       ...meta,
+      notes: [...(meta.notes ?? [])],
       dims: { min: Array.from(this.min), max: Array.from(this.max), mean },
       norms: {
         quantiles: NORM_QUANTILES.map((q) => ({ q, value: quantileSorted(norms, q) })),

@@ -4,8 +4,10 @@ import type { DatasetFormat, VectorDtype, VectorStats } from '@codebook/shared'
 import { CodebookError } from '../errors.ts'
 import { tempSibling } from './atomic.ts'
 import { formatError } from './error-codes.ts'
+import type { ReaderLimits } from './limits.ts'
 import { openNpyFile } from './npy/npy-reader.ts'
 import { NpyStreamWriter } from './npy/npy-writer.ts'
+import { STORE_PICTURE_NAMES, writePictureNames } from './picture-names.ts'
 import { openVectorReader } from './readers.ts'
 import type { RowBatch, VectorReader } from './row-batch.ts'
 import { StatsAccumulator } from './stats.ts'
@@ -17,8 +19,8 @@ export interface ImportProgress {
   rows: number
 }
 
-/** Options of `importToStore` / `inspectFile`. */
-export interface ImportOptions {
+/** Options of `importToStore` / `inspectFile`; the reader limits bound what one input may cost. */
+export interface ImportOptions extends ReaderLimits {
   /** Input format; detected from the name, then the content, when absent. */
   format?: DatasetFormat
   /** Output dtype; the source's when absent. uint8 needs integral values in [0, 255]. */
@@ -33,10 +35,11 @@ export interface ImportOptions {
 export const STORE_VECTORS = 'vectors.npy'
 export const STORE_IDS = 'ids.npy'
 
-/** Where a dataset pass writes: the vectors .npy path and the ids .npy path. */
+/** Where a dataset pass writes: the vectors .npy, the ids .npy and the picture-name table. */
 interface NpyTargets {
   vectors: string
   ids: string
+  pictureNames: string
 }
 
 /**
@@ -48,11 +51,12 @@ export async function runDatasetPass(
   reader: VectorReader,
   options: ImportOptions,
   targets: NpyTargets | null,
-): Promise<{ stats: VectorStats; wroteIds: boolean }> {
+): Promise<{ stats: VectorStats; wroteIds: boolean; wrotePictureNames: boolean }> {
   const stats = new StatsAccumulator()
   let vectors: NpyStreamWriter | null = null
   let ids: NpyStreamWriter | null = null
   let dtype: VectorDtype | null = null
+  const names = () => reader.pictureNames?.() ?? null
   const report = () =>
     options.onProgress?.({ bytesRead: reader.bytesRead(), totalBytes: reader.totalBytes, rows: stats.n })
   try {
@@ -74,6 +78,7 @@ export async function runDatasetPass(
     options.signal?.throwIfAborted()
     await vectors?.finish()
     await ids?.finish()
+    if (targets && names()) await writePictureNames(targets.pictureNames, names() as string[])
   } catch (err) {
     await vectors?.abort()
     await ids?.abort()
@@ -86,8 +91,10 @@ export async function runDatasetPass(
       format: reader.format,
       bytes: reader.totalBytes,
       hasIds: reader.hasIds,
+      notes: reader.notes,
     }),
     wroteIds: ids !== null,
+    wrotePictureNames: targets !== null && names() !== null,
   }
 }
 
@@ -140,13 +147,14 @@ export async function importToStore(
       'DESTINATION_EXISTS',
       `${destDir} already exists; imports never overwrite a dataset`,
     )
-  const reader = await openVectorReader(file, options.format, options.signal)
+  const reader = await openVectorReader(file, options)
   const tmp = tempSibling(destDir)
   await mkdir(tmp)
   try {
     const { stats } = await runDatasetPass(reader, options, {
       vectors: join(tmp, STORE_VECTORS),
       ids: join(tmp, STORE_IDS),
+      pictureNames: join(tmp, STORE_PICTURE_NAMES),
     })
     await rename(tmp, destDir)
     return stats
@@ -161,7 +169,7 @@ export async function inspectFile(
   file: string,
   options: Omit<ImportOptions, 'dtype'> = {},
 ): Promise<VectorStats> {
-  const reader = await openVectorReader(file, options.format, options.signal)
+  const reader = await openVectorReader(file, options)
   return (await runDatasetPass(reader, options, null)).stats
 }
 
@@ -170,8 +178,14 @@ export function idsPathFor(out: string): string {
   return `${out.endsWith('.npy') ? out.slice(0, -4) : out}.ids.npy`
 }
 
+/** The picture-name table `convertToNpy` writes beside `out` when picture ids are names: `x.npy` → `x.picture-names.txt`. */
+export function pictureNamesPathFor(out: string): string {
+  return `${out.endsWith('.npy') ? out.slice(0, -4) : out}.picture-names.txt`
+}
+
 /**
- * Converts `file` to the .npy `out` (and `idsPathFor(out)` when the source has ids), each written
+ * Converts `file` to the .npy `out` (and `idsPathFor(out)` when the source has ids, plus
+ * `pictureNamesPathFor(out)` when its picture ids are names), each written
  * to a temporary sibling and renamed on success, overwriting earlier outputs. A stale ids file
  * from an earlier conversion is removed when the new source has no ids, so the pair never disagrees.
  */
@@ -180,17 +194,23 @@ export async function convertToNpy(
   out: string,
   options: ImportOptions = {},
 ): Promise<{ stats: VectorStats; idsFile: string | null }> {
-  const reader = await openVectorReader(file, options.format, options.signal)
-  const targets = { vectors: tempSibling(out), ids: tempSibling(idsPathFor(out)) }
+  const reader = await openVectorReader(file, options)
+  const namesFile = pictureNamesPathFor(out)
+  const targets = {
+    vectors: tempSibling(out),
+    ids: tempSibling(idsPathFor(out)),
+    pictureNames: tempSibling(namesFile),
+  }
   try {
-    const { stats, wroteIds } = await runDatasetPass(reader, options, targets)
+    const { stats, wroteIds, wrotePictureNames } = await runDatasetPass(reader, options, targets)
     await rename(targets.vectors, out)
     if (wroteIds) await rename(targets.ids, idsPathFor(out))
     else await rm(idsPathFor(out), { force: true })
+    if (wrotePictureNames) await rename(targets.pictureNames, namesFile)
+    else await rm(namesFile, { force: true })
     return { stats, idsFile: wroteIds ? idsPathFor(out) : null }
   } catch (err) {
-    await rm(targets.vectors, { force: true })
-    await rm(targets.ids, { force: true })
+    await Promise.all(Object.values(targets).map((t) => rm(t, { force: true })))
     throw err
   }
 }

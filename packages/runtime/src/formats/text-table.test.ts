@@ -16,7 +16,7 @@ afterAll(() => cleanup())
 
 /** Reads a whole file through the streaming reader and concatenates the batches. */
 async function readAll(file: string, format?: 'hog-text' | 'csv') {
-  const reader = await openVectorReader(file, format)
+  const reader = await openVectorReader(file, { format })
   const values: Float32Array[] = []
   const ids: Int32Array[] = []
   let d = 0

@@ -1,5 +1,8 @@
 import type { ByteSource } from './byte-source.ts'
+import { withoutByteOrderMark } from './encoding.ts'
 import { formatError } from './error-codes.ts'
+import { DEFAULT_MAX_FIELDS, DEFAULT_MAX_LINE_BYTES, type ReaderLimits } from './limits.ts'
+import { PictureNameTable, STORE_PICTURE_NAMES } from './picture-names.ts'
 import type { RowBatch } from './row-batch.ts'
 import { isNonFiniteWord, latin1, parseDecimal, parseInteger, scanDecimal, scanEnd } from './text-numbers.ts'
 
@@ -72,21 +75,39 @@ class BatchBuilder {
   }
 }
 
+/** What a text pass finds besides its rows, filled in while it runs. */
+export interface TextTableReport {
+  /** What was skipped or interpreted ("skipped a UTF-8 byte-order mark", …). */
+  notes: string[]
+  /** HOG picture names by index when picture ids are names, else null. */
+  pictureNames: string[] | null
+}
+
 /**
  * Parses a line-oriented numeric table straight from bytes: numbers are parsed in place
  * (no string per field), lines split with the native `indexOf`. Blank lines are skipped,
  * CRLF and LF both end a line, and the last line may lack its newline. The first data line
  * fixes the field count (for CSV, the header when there is one).
  */
-export async function* readTextTable(src: ByteSource, layout: TextLayout): AsyncGenerator<RowBatch> {
+export async function* readTextTable(
+  src: ByteSource,
+  layout: TextLayout,
+  limits: ReaderLimits = {},
+  report: TextTableReport = { notes: [], pictureNames: null },
+): AsyncGenerator<RowBatch> {
+  const notes = report.notes
   const file = src.file
   const hog = layout === 'hog'
+  const maxLineBytes = limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+  const maxFields = limits.maxFields ?? DEFAULT_MAX_FIELDS
   let lineNo = 0
   let fields = -1
   let d = 0
   let rowsDone = 0
   let builder: BatchBuilder | null = null
   let headerSeen = false
+  // HOG picture ids are names when the first line's is not an integer (then every line's is a name).
+  let pictures: PictureNameTable | null = null
 
   const fail = (code: string, reason: string): never => {
     throw formatError(code, reason, { file, line: lineNo })
@@ -99,30 +120,37 @@ export async function* readTextTable(src: ByteSource, layout: TextLayout): Async
     return fail('NON_NUMERIC_FIELD', `${what} ${JSON.stringify(token)} is not a number`)
   }
 
-  /** Splits a line into token bounds (only for the first line, to learn the width). */
-  const tokenize = (buf: Uint8Array, s: number, e: number): Array<[number, number]> => {
-    const out: Array<[number, number]> = []
+  const tooManyFields = (): never => fail('TOO_MANY_FIELDS', `more than ${maxFields} fields (maxFields)`)
+
+  /**
+   * Counts the fields of the first line (which fixes the width) and, for CSV, says whether one
+   * is not a number (then the line is a header). Fails as soon as the count passes maxFields.
+   */
+  const scanFirstLine = (buf: Uint8Array, s: number, e: number): { width: number; nonNumeric: boolean } => {
+    let width = 0
+    let nonNumeric = false
     if (hog) {
       let i = s
       for (;;) {
         while (i < e && isBlank(buf[i])) i++
         if (i >= e) break
-        let j = i
-        while (j < e && !isBlank(buf[j])) j++
-        out.push([i, j])
-        i = j
+        while (i < e && !isBlank(buf[i])) i++
+        if (++width > maxFields) tooManyFields()
       }
     } else {
       let i = s
       for (;;) {
         let j = i
         while (j < e && buf[j] !== COMMA) j++
-        out.push(trimCsv(buf, i, j))
+        if (++width > maxFields) tooManyFields()
+        const [a, b] = trimCsv(buf, i, j)
+        if (b <= a || (Number.isNaN(parseDecimal(buf, a, b)) && !isNonFiniteWord(buf, a, b)))
+          nonNumeric = true
         if (j >= e) break
         i = j + 1
       }
     }
-    return out
+    return { width, nonNumeric }
   }
 
   const start = (width: number): void => {
@@ -142,18 +170,21 @@ export async function* readTextTable(src: ByteSource, layout: TextLayout): Async
     while (first < e && isBlank(buf[first])) first++
     if (first >= e) return // blank line
     if (fields < 0) {
-      const tokens = tokenize(buf, first, e)
-      if (!hog && !headerSeen) {
-        headerSeen = true
-        const isHeader = tokens.some(
-          ([a, b]) => b <= a || (Number.isNaN(parseDecimal(buf, a, b)) && !isNonFiniteWord(buf, a, b)),
-        )
-        if (isHeader) {
-          start(tokens.length)
-          return
+      const { width, nonNumeric } = scanFirstLine(buf, first, e)
+      start(width)
+      if (hog) {
+        let end = first
+        while (end < e && !isBlank(buf[end])) end++
+        if (Number.isNaN(parseInteger(buf, first, end))) {
+          pictures = new PictureNameTable()
+          report.pictureNames = pictures.names
+          notes.push(`picture ids are names: ids.npy column 0 indexes ${STORE_PICTURE_NAMES}`)
         }
       }
-      start(tokens.length)
+      if (!hog && !headerSeen) {
+        headerSeen = true
+        if (nonNumeric) return // the header fixes the width; data starts on the next line
+      }
     }
     const b = builder as BatchBuilder
     const r = b.reserve()
@@ -180,14 +211,18 @@ export async function* readTextTable(src: ByteSource, layout: TextLayout): Async
           i = j
           continue
         }
+        // Off the hot path: ids, and fields past the width (counted for the error message).
+        if (f >= maxFields) tooManyFields()
         let j = i
         while (j < e && !isBlank(buf[j])) j++
-        if (f < ID_FIELDS) {
+        if (f === 0 && pictures) {
+          ids[r * ID_FIELDS] = pictures.indexOf(buf, i, j, fail)
+        } else if (f < ID_FIELDS) {
           const id = parseInteger(buf, i, j)
           if (Number.isNaN(id))
             fail(
               'NON_NUMERIC_FIELD',
-              `id field ${f + 1} ${JSON.stringify(latin1(buf, i, Math.min(j, i + 40)))} is not an integer`,
+              `id field ${f + 1} ${JSON.stringify(latin1(buf, i, Math.min(j, i + 40)))} is not an integer${f === 0 ? " (the first line's picture id was one, so every line's must be)" : ''}`,
             )
           if (id !== (id | 0)) fail('VALUE_OUT_OF_RANGE', `id field ${f + 1} (${id}) does not fit int32`)
           ids[r * ID_FIELDS + f] = id
@@ -209,7 +244,7 @@ export async function* readTextTable(src: ByteSource, layout: TextLayout): Async
           if (v === Number.POSITIVE_INFINITY || v === Number.NEGATIVE_INFINITY)
             fail('NON_FINITE_VALUE', `field ${f + 1} (${latin1(buf, a, z)}) overflows float32`)
           values[base + f] = v
-        }
+        } else if (f >= maxFields) tooManyFields()
         f++
         if (j >= e) break
         i = j + 1
@@ -226,19 +261,32 @@ export async function* readTextTable(src: ByteSource, layout: TextLayout): Async
     return batch
   }
 
-  // Bytes of a line that straddles chunks; kept as a list so a very long line is joined once, not per chunk.
+  const tooLong = (): never => {
+    lineNo++
+    return fail(
+      'LINE_TOO_LONG',
+      `longer than ${maxLineBytes} bytes (maxLineBytes); is the file missing its newlines?`,
+    )
+  }
+
+  // Bytes of a line that straddles chunks, at most maxLineBytes: kept as a list so a long line
+  // is joined once, not per chunk, and checked before each piece is kept, never after.
   let pending: Buffer[] = []
-  for await (const chunk of src.chunks) {
+  let pendingBytes = 0
+  for await (const chunk of withoutByteOrderMark(src.chunks, file, notes)) {
     let pos = 0
-    if (pending.length > 0) {
+    if (pendingBytes > 0) {
       const nl = chunk.indexOf(LF)
+      if (pendingBytes + (nl < 0 ? chunk.length : nl) > maxLineBytes) tooLong()
       if (nl < 0) {
         pending.push(chunk)
+        pendingBytes += chunk.length
         continue
       }
       pending.push(chunk.subarray(0, nl))
       const line = Buffer.concat(pending)
       pending = []
+      pendingBytes = 0
       lineNo++
       parseLine(line, 0, line.length)
       pos = nl + 1
@@ -246,16 +294,21 @@ export async function* readTextTable(src: ByteSource, layout: TextLayout): Async
     for (;;) {
       const nl = chunk.indexOf(LF, pos)
       if (nl < 0) break
+      if (nl - pos > maxLineBytes) tooLong()
       lineNo++
       parseLine(chunk, pos, nl)
       pos = nl + 1
     }
-    // Copy the tail so the pending list does not pin the whole chunk.
-    if (pos < chunk.length) pending.push(Buffer.from(chunk.subarray(pos)))
+    if (pos < chunk.length) {
+      if (chunk.length - pos > maxLineBytes) tooLong()
+      // Copy the tail so the pending list does not pin the whole chunk.
+      pending.push(Buffer.from(chunk.subarray(pos)))
+      pendingBytes = chunk.length - pos
+    }
     const batch = flush()
     if (batch) yield batch
   }
-  if (pending.length > 0) {
+  if (pendingBytes > 0) {
     const line = Buffer.concat(pending)
     lineNo++
     parseLine(line, 0, line.length)

@@ -19,6 +19,7 @@ export function vecsReader(src: ByteSource, kind: 'fvecs' | 'bvecs'): VectorRead
     hasIds: false,
     totalBytes: src.totalBytes,
     bytesRead: src.bytesRead,
+    notes: [],
     batches: async function* (): AsyncGenerator<RowBatch> {
       const file = src.file
       let pending: Buffer = Buffer.alloc(0)

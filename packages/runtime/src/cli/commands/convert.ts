@@ -1,10 +1,12 @@
 import { type DatasetFormat, datasetFormats, type VectorDtype, type VectorStats } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { convertToNpy } from '../../formats/index.ts'
+import type { ReaderLimits } from '../../formats/limits.ts'
 import { type CommandIo, processIo, startByteProgress } from '../progress.ts'
+import { addReaderLimitOptions, readerLimits } from './reader-limits.ts'
 
 /** Options of `codebook convert`. */
-export interface ConvertOptions {
+export interface ConvertOptions extends ReaderLimits {
   format?: DatasetFormat
   dtype?: VectorDtype
 }
@@ -33,6 +35,7 @@ export async function runConvert(
     result = await convertToNpy(file, out, {
       format: options.format,
       dtype: options.dtype,
+      ...readerLimits(options),
       onProgress: (p) => {
         bar ??= startByteProgress(io.stderr, p.totalBytes)
         bar.update(p.bytesRead, p.totalBytes, p.rows)
@@ -45,18 +48,19 @@ export async function runConvert(
   const { stats, idsFile } = result
   const mbps = stats.bytes / 1e6 / Math.max(seconds, 1e-9)
   io.stdout.write(
-    `converted ${stats.n} rows × ${stats.d} (${stats.format} → ${stats.dtype}) to ${out}${idsFile ? ` + ${idsFile}` : ''} in ${seconds.toFixed(2)} s, ${mbps.toFixed(1)} MB/s\n`,
+    `converted ${stats.n} rows × ${stats.d} (${stats.format} → ${stats.dtype}) to ${out}${idsFile ? ` + ${idsFile}` : ''} in ${seconds.toFixed(2)} s, ${mbps.toFixed(1)} MB/s${stats.notes?.length ? ` (${stats.notes.join('; ')})` : ''}\n`,
   )
   return { stats, idsFile, seconds }
 }
 
-/** Registers `codebook convert FILE OUT.npy [--format F] [--dtype float32|uint8]`. */
+/** Registers `codebook convert FILE OUT.npy [--format F] [--dtype float32|uint8] [--max-line-bytes S] [--max-fields N] [--max-expanded-bytes S]`. */
 export function registerConvert(program: Command): void {
-  program
+  const cmd = program
     .command('convert')
     .description(
       'Convert a vector file to .npy in one streaming pass. When the source has ids (HOG text), they go to a second file OUT.ids.npy ' +
         '(int32, n × 3: pictureId, rowId, colId) beside OUT.npy, so OUT.npy stays a plain matrix any NumPy tool can load; ' +
+        'when picture ids are names (img0.jpg, Flickr ids, hashes), OUT.picture-names.txt lists them and pictureId is a line index into it; ' +
         'a stale OUT.ids.npy is removed when the source has no ids. Outputs are written to temporary files and renamed on success.',
     )
     .argument('<file>', 'input file (HOG text, .npy, .fvecs, .bvecs or CSV; .gz accepted)')
@@ -72,7 +76,7 @@ export function registerConvert(program: Command): void {
         'output dtype (default: the source dtype); uint8 requires integer values in [0, 255]',
       ).choices(['float32', 'uint8']),
     )
-    .action(async (file: string, out: string, options: ConvertOptions) => {
-      await runConvert(file, out, options)
-    })
+  addReaderLimitOptions(cmd).action(async (file: string, out: string, options: ConvertOptions) => {
+    await runConvert(file, out, options)
+  })
 }

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import { VectorStats } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTempDir, seededRows } from '../../formats/test-support/fixtures.ts'
@@ -54,6 +56,18 @@ describe('codebook inspect', () => {
     expect(stats.dims.max.length).toBe(40)
     expect(stats.dims.max[39]).toBe(Math.max(...rows.map((r) => r[39])))
   })
+
+  it('prints what the import converted (notes), and no notes line when nothing was', async () => {
+    const file = join(dir, 'bom.csv')
+    await writeFile(file, '\ufeffx,y\n1,2\n')
+    const io = collectingIo()
+    await runInspect(file, {}, io)
+    expect(io.out()).toContain('notes    skipped a UTF-8 byte-order mark\n')
+    await writeFile(file, 'x,y\n1,2\n')
+    const plain = collectingIo()
+    await runInspect(file, {}, plain)
+    expect(plain.out()).not.toContain('notes')
+  })
 })
 
 describe('codebook convert', () => {
@@ -85,6 +99,30 @@ describe('codebook convert', () => {
     expect(await main(['convert', csv, join(dir, 'u.npy'), '--dtype', 'uint8'])).toBe(2)
     expect(await main(['convert', csv, join(dir, 'u.npy'), '--dtype', 'int64'])).toBe(2)
     expect(await readdir(dir)).toEqual(before)
+  })
+
+  it('passes --max-line-bytes, --max-fields and --max-expanded-bytes to the reader and prints the error code', () => {
+    const entry = fileURLToPath(new URL('../../formats/test-support/run-cli.ts', import.meta.url))
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['--conditions=@codebook/source', '--import', 'tsx', entry, ...args], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+    const file = join(dir, 'limits.csv')
+    const gz = join(dir, 'limits.csv.gz')
+    writeFileSync(file, '1,2,3,4\n5,6,7,8\n')
+    writeFileSync(gz, gzipSync('1,2,3,4\n'.repeat(1000)))
+    const cases: Array<[string[], string]> = [
+      [['inspect', file, '--max-line-bytes', '4'], 'LINE_TOO_LONG'],
+      [['inspect', file, '--max-fields', '3'], 'TOO_MANY_FIELDS'],
+      [['convert', gz, join(dir, 'limits.npy'), '--max-expanded-bytes', '1K'], 'EXPANDED_TOO_LARGE'],
+    ]
+    for (const [args, code] of cases) {
+      const r = cli(...args)
+      expect(r.status).toBe(2)
+      expect(r.stderr).toContain(`codebook: ${code}: `)
+    }
+    expect(cli('inspect', file, '--max-fields', '4').status).toBe(0)
   })
 })
 

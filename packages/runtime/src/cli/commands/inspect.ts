@@ -1,10 +1,12 @@
 import { type DatasetFormat, datasetFormats, type VectorStats } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { inspectFile } from '../../formats/index.ts'
+import type { ReaderLimits } from '../../formats/limits.ts'
 import { type CommandIo, processIo, startByteProgress } from '../progress.ts'
+import { addReaderLimitOptions, readerLimits } from './reader-limits.ts'
 
 /** Options of `codebook inspect`. */
-export interface InspectOptions {
+export interface InspectOptions extends ReaderLimits {
   format?: DatasetFormat
   json?: boolean
 }
@@ -24,6 +26,7 @@ export async function runInspect(
   try {
     stats = await inspectFile(file, {
       format: options.format,
+      ...readerLimits(options),
       onProgress: (p) => {
         bar ??= startByteProgress(io.stderr, p.totalBytes)
         bar.update(p.bytesRead, p.totalBytes, p.rows)
@@ -52,6 +55,7 @@ export function formatStats(file: string, s: VectorStats): string {
     `dtype    ${s.dtype}`,
     `bytes    ${s.bytes} (${(s.bytes / 1e6).toFixed(1)} MB)`,
     `ids      ${s.hasIds ? 'yes (pictureId, rowId, colId)' : 'no'}`,
+    ...(s.notes?.length ? [`notes    ${s.notes.join('; ')}`] : []),
     '',
     'L2 norm quantiles',
     `  ${s.norms.quantiles.map((q) => `q${q.q}=${num(q.value)}`).join('  ')}`,
@@ -77,9 +81,9 @@ export function formatStats(file: string, s: VectorStats): string {
   return `${lines.join('\n')}\n`
 }
 
-/** Registers `codebook inspect FILE [--format F] [--json]`. */
+/** Registers `codebook inspect FILE [--format F] [--json] [--max-line-bytes S] [--max-fields N] [--max-expanded-bytes S]`. */
 export function registerInspect(program: Command): void {
-  program
+  const cmd = program
     .command('inspect')
     .description(
       'Validate a vector file in one streaming pass and print n, d, dtype, format, size, per-dimension min/max/mean and norm quantiles',
@@ -91,7 +95,7 @@ export function registerInspect(program: Command): void {
       ),
     )
     .option('--json', 'print the full VectorStats JSON instead of the text report')
-    .action(async (file: string, options: InspectOptions) => {
-      await runInspect(file, options)
-    })
+  addReaderLimitOptions(cmd).action(async (file: string, options: InspectOptions) => {
+    await runInspect(file, options)
+  })
 }

@@ -32,6 +32,9 @@ function dtypeOfDescr(descr: string): NpyDtype | null {
 /** Bytes needed before the header can be parsed: magic (6) + version (2) + length (2 or 4). */
 export const NPY_PREAMBLE_BYTES = 12
 
+/** Longest header accepted (a 2.0 header may declare 4 GiB); NumPy's own `np.load` stops at 10,000 bytes. */
+export const NPY_MAX_HEADER_BYTES = 64 * 1024
+
 /**
  * Reads the header length from the first bytes of a .npy file (NumPy format versions 1.0,
  * 2.0 and 3.0). Returns the total header size, i.e. the offset of the data.
@@ -45,16 +48,31 @@ export function npyHeaderSize(head: Uint8Array, file: string): number {
   if (major === 1) return 10 + view.getUint16(8, true)
   if (major === 2 || major === 3) {
     if (head.length < 12) throw formatError('BAD_HEADER', 'header ends before its length field', { file })
-    return 12 + view.getUint32(8, true)
+    const size = 12 + view.getUint32(8, true)
+    if (size > NPY_MAX_HEADER_BYTES)
+      throw formatError('BAD_HEADER', `header declares ${size} bytes, more than ${NPY_MAX_HEADER_BYTES}`, {
+        file,
+      })
+    return size
   }
   throw formatError('BAD_HEADER', `unsupported .npy format version ${major}.${head[7]}`, { file })
 }
 
+/** What a .npy header's dict says, before any dtype or layout policy: descr as written, order, 2-D shape. */
+export interface NpyDict {
+  descr: string
+  fortranOrder: boolean
+  n: number
+  d: number
+  /** Offset of the first data byte (magic + version + length + dict, padded). */
+  headerBytes: number
+}
+
 /**
- * Parses a whole .npy header (`head` holds at least `npyHeaderSize` bytes). Accepts only
- * 2-D C-order float32/uint8/int32 arrays; anything else is a coded error.
+ * Parses a whole .npy header (`head` holds at least `npyHeaderSize` bytes) into its dict: a
+ * NumPy dict literal with descr, fortran_order and a 2-D shape, else BAD_HEADER.
  */
-export function parseNpyHeader(head: Uint8Array, file: string, allowed: readonly NpyDtype[]): NpyHeader {
+export function parseNpyDict(head: Uint8Array, file: string): NpyDict {
   const headerBytes = npyHeaderSize(head, file)
   const dictStart = head[6] === 1 ? 10 : 12
   if (head.length < headerBytes)
@@ -77,29 +95,38 @@ export function parseNpyHeader(head: Uint8Array, file: string, allowed: readonly
       { file },
     )
   }
-  const dtype = dtypeOfDescr(descr)
-  if (dtype === null || !allowed.includes(dtype)) {
-    throw formatError(
-      'UNSUPPORTED_DTYPE',
-      `dtype '${descr}' is not supported (expected ${allowed.map((t) => DESCR[t]).join(' or ')})`,
-      { file },
-    )
-  }
-  if (fortran === 'True')
-    throw formatError('BAD_HEADER', 'fortran_order True is not supported; save the array in C order', {
-      file,
-    })
   const dims = shapeText
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0)
   if (dims.length !== 2 || !dims.every((s) => /^\d+L?$/.test(s))) {
-    throw formatError('BAD_HEADER', `shape (${shapeText.trim()}) is not 2-D (n, d)`, { file })
+    throw formatError('BAD_HEADER', `shape (${shapeText.trim().slice(0, 60)}) is not 2-D (n, d)`, { file })
   }
   const n = Number.parseInt(dims[0], 10)
   const d = Number.parseInt(dims[1], 10)
   if (!Number.isSafeInteger(n * d))
     throw formatError('BAD_HEADER', `shape (${n}, ${d}) is too large`, { file })
+  return { descr, fortranOrder: fortran === 'True', n, d, headerBytes }
+}
+
+/**
+ * Parses a whole .npy header the strict way the store needs for random access: a 2-D C-order
+ * little-endian array of one of `allowed`; anything else is a coded error.
+ */
+export function parseNpyHeader(head: Uint8Array, file: string, allowed: readonly NpyDtype[]): NpyHeader {
+  const { descr, fortranOrder, n, d, headerBytes } = parseNpyDict(head, file)
+  const dtype = dtypeOfDescr(descr)
+  if (dtype === null || !allowed.includes(dtype)) {
+    throw formatError(
+      'UNSUPPORTED_DTYPE',
+      `dtype '${descr.slice(0, 40)}' is not supported (expected ${allowed.map((t) => DESCR[t]).join(' or ')})`,
+      { file },
+    )
+  }
+  if (fortranOrder && n > 1 && d > 1)
+    throw formatError('BAD_HEADER', 'fortran_order True is not supported here; save the array in C order', {
+      file,
+    })
   return { dtype, n, d, headerBytes }
 }
 

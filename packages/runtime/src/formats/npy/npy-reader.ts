@@ -3,91 +3,297 @@ import type { VectorDtype } from '@codebook/shared'
 import type { ByteSource } from '../byte-source.ts'
 import { statInput } from '../byte-source.ts'
 import { formatError } from '../error-codes.ts'
+import { MAX_IN_MEMORY_TRANSPOSE_BYTES } from '../limits.ts'
 import type { RowBatch, VectorReader } from '../row-batch.ts'
 import { checkFinite } from '../validate.ts'
+import { MAX_VECS_DIMENSION } from '../vecs.ts'
+import { decodeElements, elementNotes, type NpyElement, npyElement } from './npy-element.ts'
 import {
   ITEM_BYTES,
   NPY_PREAMBLE_BYTES,
   type NpyDtype,
-  type NpyHeader,
   npyHeaderSize,
+  parseNpyDict,
   parseNpyHeader,
 } from './npy-header.ts'
 
 /** Rows per batch aim at about this many bytes, whatever d is. */
 const BATCH_BYTES = 1 << 20
 
-/** Streaming reader for a 2-D C-order float32/uint8 .npy (possibly gzipped): validates header, length and finiteness. */
+/**
+ * Rows per Fortran-order block aim at this many bytes: each block costs d reads (one per
+ * column), so larger blocks mean longer reads. 8 MiB keeps peak memory near 3 blocks.
+ */
+const FORTRAN_BLOCK_BYTES = 8 << 20
+
+/** Column reads of one block kept in flight at once (libuv runs 4 file reads in parallel). */
+const READS_IN_FLIGHT = 8
+
+/** Widest row accepted from a source .npy (the .vecs bound): a row is buffered whole while streaming. */
+const MAX_NPY_COLUMNS = MAX_VECS_DIMENSION
+
+/** A source .npy's header as the streaming reader needs it. */
+interface SourceLayout {
+  n: number
+  d: number
+  headerBytes: number
+  el: NpyElement
+  /** Column-major data with n > 1 and d > 1 (a single row or column is the same in both orders). */
+  fortran: boolean
+}
+
+/**
+ * Streaming reader for a 2-D .npy (possibly gzipped): float32 and uint8 as stored, float64
+ * narrowed to float32, big-endian byte-swapped, Fortran order transposed into rows (from disk in
+ * row blocks for a plain file; in memory up to `MAX_IN_MEMORY_TRANSPOSE_BYTES` for gzip).
+ * Validates header, length and finiteness; `notes` says what was converted.
+ */
 export function npyReader(src: ByteSource): VectorReader {
   let dtype: VectorDtype = 'float32'
+  const notes: string[] = []
+  let fortranBytesRead: number | null = null
   return {
     file: src.file,
     format: 'npy',
     dtype: () => dtype,
     hasIds: false,
     totalBytes: src.totalBytes,
-    bytesRead: src.bytesRead,
+    bytesRead: () => fortranBytesRead ?? src.bytesRead(),
+    notes,
     batches: async function* () {
       const file = src.file
-      let pending: Buffer = Buffer.alloc(0)
-      let header: NpyHeader | null = null
-      let rowBytes = 0
-      let rowsDone = 0
-      let batchRows = 0
-      for await (const chunk of src.chunks) {
-        pending = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk
-        if (!header) {
-          if (pending.length < NPY_PREAMBLE_BYTES) continue
-          if (pending.length < npyHeaderSize(pending, file)) continue
-          header = parseNpyHeader(pending, file, ['float32', 'uint8'])
-          if (header.n === 0) throw formatError('EMPTY_INPUT', 'shape has n = 0 rows', { file })
-          if (header.d === 0) throw formatError('BAD_HEADER', 'shape has d = 0 columns', { file })
-          dtype = header.dtype as VectorDtype
-          rowBytes = header.d * ITEM_BYTES[header.dtype]
-          batchRows = Math.max(1, Math.floor(BATCH_BYTES / rowBytes))
-          pending = pending.subarray(header.headerBytes)
+      const it = src.chunks[Symbol.asyncIterator]()
+      try {
+        const { layout, rest } = await readSourceHeader(it, file)
+        dtype = layout.el.dtype
+        notes.push(...elementNotes(layout.el))
+        if (!layout.fortran) {
+          yield* cOrderBatches(it, rest, layout, file)
+          return
         }
-        while (pending.length >= rowBytes && rowsDone < header.n) {
-          const rows = Math.min(header.n - rowsDone, Math.floor(pending.length / rowBytes), batchRows)
-          const batch = toBatch(pending.subarray(0, rows * rowBytes), header, rowsDone, rows, file)
-          pending = pending.subarray(rows * rowBytes)
-          rowsDone += rows
-          yield batch
+        notes.push('transposed from Fortran order')
+        if (src.gzip) {
+          const data = await collectFortranData(it, rest, layout, file)
+          yield* transposedBatches(layout, file, (off, len, into, at) => {
+            data.copy(into, at, off, off + len)
+          })
+          return
         }
-        if (rowsDone === header.n && pending.length > 0) {
-          throw formatError(
-            'BAD_HEADER',
-            `data continues past the ${header.n} × ${header.d} array the header declares`,
-            { file },
-          )
-        }
-        // Keep only the incomplete row, copied, so the chunk it came from can be freed.
-        if (pending.length > 0 && pending.length < rowBytes) pending = Buffer.from(pending)
-      }
-      if (!header) {
-        if (pending.length >= 10) npyHeaderSize(pending, file)
-        throw formatError(
-          pending.length === 0 ? 'EMPTY_INPUT' : 'BAD_HEADER',
-          pending.length === 0 ? 'file is empty' : 'file ends inside the .npy header',
-          { file },
-        )
-      }
-      if (rowsDone < header.n) {
-        throw formatError(
-          'TRUNCATED_BINARY',
-          `file ends inside row ${rowsDone} of ${header.n} declared by the header`,
-          { file, row: rowsDone },
-        )
+        // A plain file is read out of order from disk, a block of rows at a time: no stream needed.
+        await it.return?.()
+        fortranBytesRead = layout.headerBytes
+        yield* fortranFromDisk(layout, file, (bytes) => {
+          fortranBytesRead = (fortranBytesRead ?? 0) + bytes
+        })
+      } finally {
+        await it.return?.()
       }
     },
   }
 }
 
-/** Copies `rows` rows out of `bytes` into an aligned typed array and checks float values are finite. */
-function toBatch(bytes: Buffer, header: NpyHeader, firstRow: number, rows: number, file: string): RowBatch {
-  const values = copyTyped(bytes, header.dtype) as Float32Array | Uint8Array
-  if (values instanceof Float32Array) checkFinite(values, header.d, firstRow, file)
-  return { rows, firstRow, d: header.d, values, ids: null, lines: null }
+/** Reads chunks until the whole header is in; returns the layout and the data bytes already read. */
+async function readSourceHeader(
+  it: AsyncIterator<Buffer>,
+  file: string,
+): Promise<{ layout: SourceLayout; rest: Buffer }> {
+  let pending: Buffer = Buffer.alloc(0)
+  while (pending.length < NPY_PREAMBLE_BYTES || pending.length < npyHeaderSize(pending, file)) {
+    const r = await it.next()
+    if (r.done) {
+      if (pending.length >= 10) npyHeaderSize(pending, file)
+      throw formatError(
+        pending.length === 0 ? 'EMPTY_INPUT' : 'BAD_HEADER',
+        pending.length === 0 ? 'file is empty' : 'file ends inside the .npy header',
+        { file },
+      )
+    }
+    pending = pending.length > 0 ? Buffer.concat([pending, r.value]) : r.value
+  }
+  const dict = parseNpyDict(pending, file)
+  const el = npyElement(dict.descr, file)
+  const { n, d, headerBytes } = dict
+  if (n === 0) throw formatError('EMPTY_INPUT', 'shape has n = 0 rows', { file })
+  if (d === 0) throw formatError('BAD_HEADER', 'shape has d = 0 columns', { file })
+  if (d > MAX_NPY_COLUMNS)
+    throw formatError('BAD_HEADER', `shape has d = ${d} columns, more than ${MAX_NPY_COLUMNS}`, { file })
+  const fortran = dict.fortranOrder && n > 1 && d > 1
+  return { layout: { n, d, headerBytes, el, fortran }, rest: pending.subarray(headerBytes) }
+}
+
+/** Rows of a C-order array as they stream in; only an incomplete row is ever carried over. */
+async function* cOrderBatches(
+  it: AsyncIterator<Buffer>,
+  first: Buffer,
+  layout: SourceLayout,
+  file: string,
+): AsyncGenerator<RowBatch> {
+  const { n, d, el } = layout
+  const rowBytes = d * el.itemBytes
+  const batchRows = Math.max(1, Math.floor(BATCH_BYTES / rowBytes))
+  let pending = first
+  let rowsDone = 0
+  for (;;) {
+    while (pending.length >= rowBytes && rowsDone < n) {
+      const rows = Math.min(n - rowsDone, Math.floor(pending.length / rowBytes), batchRows)
+      const at = rowsDone
+      const values = decodeElements(
+        pending.subarray(0, rows * rowBytes),
+        el,
+        file,
+        (i) => at + Math.floor(i / d),
+      )
+      if (values instanceof Float32Array) checkFinite(values, d, at, file)
+      pending = pending.subarray(rows * rowBytes)
+      rowsDone += rows
+      yield { rows, firstRow: at, d, values, ids: null, lines: null }
+    }
+    if (rowsDone === n && pending.length > 0) throw dataPastEnd(layout, file)
+    // Keep only the incomplete row, copied, so the chunk it came from can be freed.
+    if (pending.length > 0) pending = Buffer.from(pending)
+    const r = await it.next()
+    if (r.done) break
+    pending = pending.length > 0 ? Buffer.concat([pending, r.value]) : r.value
+  }
+  if (rowsDone < n) {
+    throw formatError('TRUNCATED_BINARY', `file ends inside row ${rowsDone} of ${n} declared by the header`, {
+      file,
+      row: rowsDone,
+    })
+  }
+}
+
+function dataPastEnd(layout: SourceLayout, file: string): Error {
+  return formatError(
+    'BAD_HEADER',
+    `data continues past the ${layout.n} × ${layout.d} array the header declares`,
+    { file },
+  )
+}
+
+/** TRUNCATED_BINARY for a Fortran-order array holding only its first `elements` elements, at the first row that misses one. */
+function fortranTruncated(layout: SourceLayout, elements: number, file: string): Error {
+  const { n, d } = layout
+  const column = Math.floor(elements / n)
+  // Every row misses the last column unless the cut falls inside it.
+  const row = column < d - 1 ? 0 : elements - (d - 1) * n
+  return formatError(
+    'TRUNCATED_BINARY',
+    `file ends inside column ${column} of the ${n} × ${d} Fortran-order array the header declares`,
+    { file, row },
+  )
+}
+
+/** The whole data of a gzipped Fortran-order array in memory (one exact-size buffer), or TRANSPOSE_TOO_LARGE. */
+async function collectFortranData(
+  it: AsyncIterator<Buffer>,
+  first: Buffer,
+  layout: SourceLayout,
+  file: string,
+): Promise<Buffer> {
+  const total = layout.n * layout.d * layout.el.itemBytes
+  if (total > MAX_IN_MEMORY_TRANSPOSE_BYTES)
+    throw formatError(
+      'TRANSPOSE_TOO_LARGE',
+      `a gzipped Fortran-order array of ${total} bytes is over the ${MAX_IN_MEMORY_TRANSPOSE_BYTES}-byte in-memory limit; decompress it first (a plain file of any size is transposed from disk)`,
+      { file },
+    )
+  const data = Buffer.allocUnsafe(total)
+  let filled = 0
+  let chunk: Buffer = first
+  for (;;) {
+    if (filled + chunk.length > total) throw dataPastEnd(layout, file)
+    chunk.copy(data, filled)
+    filled += chunk.length
+    const r = await it.next()
+    if (r.done) break
+    chunk = r.value
+  }
+  if (filled < total) throw fortranTruncated(layout, Math.floor(filled / layout.el.itemBytes), file)
+  return data
+}
+
+/** A plain Fortran-order file, read a block of rows at a time (d reads per block) after checking its length. */
+async function* fortranFromDisk(
+  layout: SourceLayout,
+  file: string,
+  onBytes: (bytes: number) => void,
+): AsyncGenerator<RowBatch> {
+  const size = await statInput(file)
+  const dataBytes = layout.n * layout.d * layout.el.itemBytes
+  if (size - layout.headerBytes < dataBytes)
+    throw fortranTruncated(layout, Math.floor((size - layout.headerBytes) / layout.el.itemBytes), file)
+  if (size - layout.headerBytes > dataBytes) throw dataPastEnd(layout, file)
+  const fh = await open(file, 'r')
+  try {
+    yield* transposedBatches(
+      layout,
+      file,
+      async (off, len, into, at) => {
+        const { bytesRead } = await fh.read(into, at, len, layout.headerBytes + off)
+        if (bytesRead < len) throw formatError('TRUNCATED_BINARY', 'file shrank while reading', { file })
+      },
+      onBytes,
+    )
+  } finally {
+    await fh.close()
+  }
+}
+
+/** Copies `len` data bytes starting `off` bytes into the array's data to `into[at…]`. */
+type ReadData = (off: number, len: number, into: Buffer, at: number) => void | Promise<void>
+
+/**
+ * Turns a column-major array into row batches: per block of rows, each column's run of the
+ * block is fetched (contiguous in Fortran order), decoded, and transposed into rows.
+ */
+async function* transposedBatches(
+  layout: SourceLayout,
+  file: string,
+  read: ReadData,
+  onBytes?: (bytes: number) => void,
+): AsyncGenerator<RowBatch> {
+  const { n, d, el } = layout
+  const item = el.itemBytes
+  const blockRows = Math.max(1, Math.min(n, Math.floor(FORTRAN_BLOCK_BYTES / (d * item))))
+  const columns = Buffer.allocUnsafe(blockRows * d * item)
+  for (let r0 = 0; r0 < n; r0 += blockRows) {
+    const rows = Math.min(blockRows, n - r0)
+    for (let j0 = 0; j0 < d; j0 += READS_IN_FLIGHT) {
+      const reads: Array<void | Promise<void>> = []
+      for (let j = j0; j < Math.min(d, j0 + READS_IN_FLIGHT); j++)
+        reads.push(read((j * n + r0) * item, rows * item, columns, j * rows * item))
+      await Promise.all(reads)
+    }
+    const byColumn = decodeElements(columns.subarray(0, rows * d * item), el, file, (i) => r0 + (i % rows))
+    const values = byColumn instanceof Float32Array ? new Float32Array(rows * d) : new Uint8Array(rows * d)
+    transpose(byColumn, values, rows, d)
+    if (values instanceof Float32Array) checkFinite(values, d, r0, file)
+    onBytes?.(rows * d * item)
+    yield { rows, firstRow: r0, d, values, ids: null, lines: null }
+  }
+}
+
+/** Side of the square tiles `transpose` moves: a tile's reads and writes both stay in cache. */
+const TILE = 32
+
+/** Writes the column-major `rows` × `d` matrix `from` into `to` in row-major order, tile by tile. */
+function transpose(
+  from: Float32Array | Uint8Array,
+  to: Float32Array | Uint8Array,
+  rows: number,
+  d: number,
+): void {
+  for (let j0 = 0; j0 < d; j0 += TILE) {
+    const j1 = Math.min(d, j0 + TILE)
+    for (let r0 = 0; r0 < rows; r0 += TILE) {
+      const r1 = Math.min(rows, r0 + TILE)
+      for (let r = r0; r < r1; r++) {
+        const out = r * d
+        for (let j = j0; j < j1; j++) to[out + j] = from[j * rows + r]
+      }
+    }
+  }
 }
 
 /** Copies little-endian bytes into a fresh typed array (a copy also fixes alignment for 4-byte types). */

@@ -1,16 +1,50 @@
 // Test helpers: temporary directories, an independent .npy/.vecs writer (built from NumPy's
 // documented layout, not from the library's writer) and a coded-error assertion.
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { DatasetFormatError } from '../../errors.ts'
 import { createRng } from '../../random/rng.ts'
+import { openVectorReader } from '../readers.ts'
 
 /** A fresh temporary directory and its cleanup. */
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'codebook-formats-'))
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** A temporary directory for the calling test file (made before all tests, removed after), and a writer into it. */
+export function useTempDir(): {
+  dir: () => string
+  write: (name: string, content: string | Uint8Array) => Promise<string>
+} {
+  let dir = ''
+  let cleanup = async () => {}
+  beforeAll(async () => ({ dir, cleanup } = await makeTempDir()))
+  afterAll(() => cleanup())
+  return {
+    dir: () => dir,
+    write: async (name, content) => {
+      const file = join(dir, name)
+      await writeFile(file, content)
+      return file
+    },
+  }
+}
+
+/** Every row of `file` through the streaming reader (format detected), with its dtype and notes. */
+export async function readAllRows(
+  file: string,
+): Promise<{ d: number; values: number[]; dtype: string; notes: string[] }> {
+  const reader = await openVectorReader(file)
+  const values: number[] = []
+  let d = 0
+  for await (const b of reader.batches()) {
+    d = b.d
+    for (const v of b.values) values.push(v)
+  }
+  return { d, values, dtype: reader.dtype(), notes: reader.notes }
 }
 
 /** Everything in `dir` (to prove that nothing, not even a temp file, was left behind). */
