@@ -33,6 +33,8 @@ export interface Config {
   allowedOrigins: string[]
   /** Unfinished tus uploads untouched this long are deleted (ms). */
   uploadExpiryMs: number
+  /** Most bytes one compressed dataset upload may expand to while it is imported. */
+  maxExpandedBytes: number
 }
 
 // Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
@@ -47,6 +49,14 @@ const booleanText = z
 /** Empty strings count as unset, so `FOO= npm start` behaves like leaving FOO out. */
 function unsetIfEmpty(value: unknown): unknown {
   return value === '' ? undefined : value
+}
+
+/** A positive whole number of bytes, `fallback` when unset. */
+function byteCount(fallback: number) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(fallback),
+  )
 }
 
 const EnvSchema = z.object({
@@ -67,15 +77,7 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
-  CODEBOOK_MAX_UPLOAD_BYTES: z.preprocess(
-    unsetIfEmpty,
-    z.coerce
-      .number()
-      .int()
-      .positive()
-      .max(Number.MAX_SAFE_INTEGER)
-      .default(64 * GiB),
-  ),
+  CODEBOOK_MAX_UPLOAD_BYTES: byteCount(64 * GiB),
   CODEBOOK_MAX_CONCURRENT_RUNS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
   CODEBOOK_MAX_WORKERS_PER_RUN: z.preprocess(
     unsetIfEmpty,
@@ -122,6 +124,9 @@ const EnvSchema = z.object({
       .max(24 * 365)
       .default(24),
   ),
+  // A fixed default rather than a multiple of the upload limit: 256 GiB of text is ~25 G values,
+  // far past what one machine clusters, and a multiple of 64 GiB would bound nothing.
+  CODEBOOK_MAX_EXPANDED_BYTES: byteCount(256 * GiB),
 })
 
 /** True for `http(s)://host[:port]` exactly as a browser sends it in `Origin`. */
@@ -166,5 +171,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiToken: e.CODEBOOK_API_TOKEN,
     allowedOrigins: e.CODEBOOK_ALLOWED_ORIGINS,
     uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
+    maxExpandedBytes: e.CODEBOOK_MAX_EXPANDED_BYTES,
   }
 }

@@ -93,6 +93,7 @@ export function testConfig(
     apiToken: TEST_API_TOKEN,
     allowedOrigins: [],
     uploadExpiryMs: 24 * 3600_000,
+    maxExpandedBytes: 256 * 1024 ** 3,
     ...overrides,
   }
 }
