@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       maxWorkersPerRun: 16,
       maxQueuedRuns: 100,
       apiToken: undefined,
+      maxExpandedBytes: 256 * 1024 ** 3,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
   })
@@ -35,6 +36,9 @@ describe('loadConfig', () => {
       CODEBOOK_MAX_WORKERS_PER_RUN: '4',
       CODEBOOK_MAX_QUEUED_RUNS: '7',
       CODEBOOK_API_TOKEN: 'a-long-enough-token',
+      CODEBOOK_ALLOWED_ORIGINS: 'https://a.example, http://b.example:8080',
+      CODEBOOK_UPLOAD_EXPIRY_HOURS: '2',
+      CODEBOOK_MAX_EXPANDED_BYTES: '1073741824',
     })
     expect(config).toEqual({
       port: 0,
@@ -49,6 +53,9 @@ describe('loadConfig', () => {
       maxWorkersPerRun: 4,
       maxQueuedRuns: 7,
       apiToken: 'a-long-enough-token',
+      allowedOrigins: ['https://a.example', 'http://b.example:8080'],
+      uploadExpiryMs: 2 * 3600_000,
+      maxExpandedBytes: 1073741824,
     })
   })
 
@@ -60,6 +67,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/)
     expect(() => loadConfig({ CODEBOOK_MAX_UPLOAD_BYTES: '-1' })).toThrow(/CODEBOOK_MAX_UPLOAD_BYTES/)
     expect(() => loadConfig({ CODEBOOK_MAX_CONCURRENT_RUNS: '0' })).toThrow(/CODEBOOK_MAX_CONCURRENT_RUNS/)
+    expect(() => loadConfig({ CODEBOOK_MAX_EXPANDED_BYTES: '0' })).toThrow(/CODEBOOK_MAX_EXPANDED_BYTES/)
+    expect(() => loadConfig({ CODEBOOK_MAX_EXPANDED_BYTES: '1.5' })).toThrow(/CODEBOOK_MAX_EXPANDED_BYTES/)
     expect(() => loadConfig({ CODEBOOK_API_TOKEN: 'short' })).toThrow(
       /CODEBOOK_API_TOKEN: must be at least 16/,
     )
