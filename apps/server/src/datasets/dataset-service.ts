@@ -11,6 +11,7 @@ import {
 } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { type ChildJob, ChildJobError } from '../child/child-job.ts'
+import { createChildSlots } from '../child/child-slots.ts'
 import type { HomePaths } from '../home/home-plugin.ts'
 import { ApiError, datasetNotFound } from '../http/api-error.ts'
 import {
@@ -24,6 +25,9 @@ import { removeImportLeftovers, removeTemporaries } from './import-leftovers.ts'
 
 /** Minimum time between two progress writes/events of one import: keeps the DB and sockets quiet on fast imports. */
 export const PROGRESS_INTERVAL_MS = 250
+
+/** Import children running at once (each may use its RSS bound); further imports wait `processing` at 0. */
+export const MAX_CONCURRENT_IMPORTS = 2
 
 /** An uploaded file to turn into a dataset. */
 export interface ImportRequest {
@@ -99,6 +103,7 @@ export function datasetDir(paths: HomePaths, id: string): string {
 export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
   const { repo, paths, emit, log } = deps
   const running = new Map<string, RunningImport>()
+  const slots = createChildSlots(MAX_CONCURRENT_IMPORTS)
   let closed = false
 
   async function removeUpload(uploadPath: string): Promise<void> {
@@ -117,7 +122,20 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     signal: AbortSignal,
     run: RunningImport,
   ): Promise<VectorStats> {
-    signal.throwIfAborted()
+    const release = await slots.acquire(signal)
+    try {
+      return await importWithSlot(id, request, signal, run)
+    } finally {
+      release()
+    }
+  }
+
+  async function importWithSlot(
+    id: string,
+    request: ImportRequest,
+    signal: AbortSignal,
+    run: RunningImport,
+  ): Promise<VectorStats> {
     let lastWrite = 0
     let progressWrites: Promise<void> = Promise.resolve()
     let stats: unknown

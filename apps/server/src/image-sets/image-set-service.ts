@@ -6,6 +6,7 @@ import type { CreateImageSetQuery, ImageSet } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import sharp from 'sharp'
 import { ChildJobError } from '../child/child-job.ts'
+import { createChildSlots } from '../child/child-slots.ts'
 import { ApiError } from '../http/api-error.ts'
 import { type ImageSetCheckJob, PIXEL_BUDGET, type PixelBudget } from './image-set-check.ts'
 import { checkImageSetInChild } from './image-set-check-process.ts'
@@ -55,6 +56,9 @@ export function imageSetNotFound(id: string): ApiError {
 
 const ENTRIES_FILE = 'entries.json'
 
+/** Image-set check children running at once; further uploads wait for a slot. */
+export const MAX_CONCURRENT_CHECKS = 2
+
 /** Parses `WxH`; the query schema has checked the shape. */
 function parseGrid(grid: string): { cellWidth: number; cellHeight: number } {
   const [w, h] = grid.toLowerCase().split('x').map(Number)
@@ -65,6 +69,8 @@ function parseGrid(grid: string): { cellWidth: number; cellHeight: number } {
 export function createImageSetService(deps: ImageSetServiceDeps): ImageSetService {
   const { repo, dir, log } = deps
   const budget = deps.budget ?? PIXEL_BUDGET
+  // Checks waiting for a slot hold only their upload on disk; two children decode at most two images.
+  const checkSlots = createChildSlots(MAX_CONCURRENT_CHECKS)
   /** Zip entry names by set id, read from entries.json once. */
   const entriesCache = new Map<string, string[]>()
 
@@ -114,13 +120,16 @@ export function createImageSetService(deps: ImageSetServiceDeps): ImageSetServic
           grid === null
             ? { kind: 'zip', file: uploadPath, budget }
             : { kind: 'grid', file: uploadPath, ...grid, budget }
-        const set = await checkImageSetInChild(job).catch((err: unknown) => {
-          if (!(err instanceof ChildJobError || err instanceof CodebookError)) throw err
-          // Name the upload, not the temporary file it was streamed to.
-          const message = err.message.split(uploadPath).join(query.name)
-          const status = err.code.endsWith('_CRASHED') ? 500 : 400
-          throw new ApiError(status, err.code, message, { cause: err })
-        })
+        const release = await checkSlots.acquire()
+        const set = await checkImageSetInChild(job)
+          .finally(release)
+          .catch((err: unknown) => {
+            if (!(err instanceof ChildJobError || err instanceof CodebookError)) throw err
+            // Name the upload, not the temporary file it was streamed to.
+            const message = err.message.split(uploadPath).join(query.name)
+            const status = err.code.endsWith('_CRASHED') ? 500 : 400
+            throw new ApiError(status, err.code, message, { cause: err })
+          })
         const layout: ImageSetLayout = {
           grid: grid && { ...grid, columns: set.columns },
           classCounts: set.classCounts,
