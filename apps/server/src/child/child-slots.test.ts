@@ -9,10 +9,14 @@ describe('createChildSlots', () => {
     const first = await slots.acquire()
     const second = await slots.acquire()
     const order: string[] = []
-    const third = slots.acquire().then((release) => (order.push('third'), release))
+    const noting = (name: string) => (release: () => void) => {
+      order.push(name)
+      return release
+    }
+    const third = slots.acquire().then(noting('third'))
     const aborter = new AbortController()
     const abandoned = slots.acquire(aborter.signal)
-    const fourth = slots.acquire().then((release) => (order.push('fourth'), release))
+    const fourth = slots.acquire().then(noting('fourth'))
     await tick()
     expect(order).toEqual([])
     expect(slots.busy()).toBe(2)
