@@ -21,7 +21,8 @@ import {
   runImportProcess,
 } from './dataset-import-process.ts'
 import type { DatasetRepo } from './dataset-repo.ts'
-import { removeImportLeftovers, removeTemporaries } from './import-leftovers.ts'
+import { removeImportLeftovers, removeStrayUploads, removeTemporaries } from './import-leftovers.ts'
+import { DEMO_UPLOAD_PREFIX, DIRECT_UPLOAD_PREFIX } from './upload-names.ts'
 
 /** Minimum time between two progress writes/events of one import: keeps the DB and sockets quiet on fast imports. */
 export const PROGRESS_INTERVAL_MS = 250
@@ -66,7 +67,8 @@ export interface DatasetService {
   remove(id: string): Promise<void>
   /**
    * Marks records left `processing` by a dead server as failed `INTERRUPTED` and removes their files
-   * and uploads, and every import temporary left under `datasets/` (call before any import starts).
+   * and uploads, every import temporary left under `datasets/`, and stray direct or demo uploads
+   * (call before any import starts or upload arrives).
    */
   recoverInterrupted(): Promise<number>
   /** Aborts every running import and waits until each is marked failed (`INTERRUPTED`). */
@@ -312,6 +314,9 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       // Temporaries of imports whose record is gone or already ended (a crash between steps).
       const removed = await removeTemporaries(paths.datasets, (dataset) => running.has(dataset))
       if (removed > 0) log.warn({ count: removed }, 'removed import temporaries left by a crash')
+      // Direct and demo uploads the dead server was still receiving or staging (tus expires its own).
+      const uploads = await removeStrayUploads(paths.uploads, [DIRECT_UPLOAD_PREFIX, DEMO_UPLOAD_PREFIX])
+      if (uploads > 0) log.warn({ count: uploads }, 'removed uploads left by a crash')
       return stale.length
     },
 

@@ -46,3 +46,15 @@ export async function removeTemporaries(
   await Promise.all(stale.map((name) => rm(join(datasetsDir, name), { recursive: true, force: true })))
   return stale.length
 }
+
+/**
+ * Removes the files in `uploadsDir` whose names start with one of `prefixes`: uploads a request
+ * was streaming, or an import was reading, when the server died (their records, if any, are
+ * settled already). Call at start, before the server takes requests. Resolves with the number removed.
+ */
+export async function removeStrayUploads(uploadsDir: string, prefixes: readonly string[]): Promise<number> {
+  const entries = await readdir(uploadsDir).catch(() => [] as string[])
+  const stray = entries.filter((name) => prefixes.some((prefix) => name.startsWith(prefix)))
+  await Promise.all(stray.map((name) => rm(join(uploadsDir, name), { recursive: true, force: true })))
+  return stray.length
+}

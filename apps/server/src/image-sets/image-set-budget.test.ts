@@ -59,6 +59,13 @@ describe('image-set checks off the server', () => {
     expect(await readdir(join(home.home, 'image-sets'))).toEqual([])
   }, 120_000)
 
+  it('removes image-set uploads a dead server left in uploads/ at the next start', async () => {
+    await app.close()
+    await writeFile(join(home.home, 'uploads', 'image-set-cut-off'), 'half a zip')
+    app = await buildApp(testConfig(home.home, undefined))
+    expect(await readdir(join(home.home, 'uploads'))).toEqual([])
+  })
+
   it('refuses a set over its pixel budget with IMAGE_SET_TOO_LARGE naming the entry, and a grid over the image budget', async () => {
     const png = await cellPng(0) // 20 × 20 = 400 pixels
     const file = join(home.home, 'small.zip')
