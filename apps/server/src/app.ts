@@ -23,6 +23,7 @@ import { originPlugin } from './http/origin-policy.ts'
 import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
 import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
+import { metricsPlugin, metricsRoutes } from './metrics/metrics-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
 import { runRoutes } from './runs/run-routes.ts'
 import { runsPlugin } from './runs/runs-plugin.ts'
@@ -70,12 +71,19 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   try {
     await app.register(requestLogPlugin)
+    await app.register(metricsPlugin)
     await app.register(errorPlugin, { spaFallback: serveWeb, home: config.home })
-    await app.register(originPlugin, { allowedOrigins: config.allowedOrigins })
+    await app.register(originPlugin, {
+      allowedOrigins: config.allowedOrigins,
+      allowedHosts: config.allowedHosts,
+    })
     await app.register(homePlugin, { home: config.home })
     await app.register(authPlugin, { apiToken: config.apiToken })
     await app.register(dbPlugin, { databaseUrl: config.databaseUrl, pgliteDir: app.home.db })
-    await app.register(realtimePlugin, { allowedOrigins: config.allowedOrigins })
+    await app.register(realtimePlugin, {
+      allowedOrigins: config.allowedOrigins,
+      allowedHosts: config.allowedHosts,
+    })
     await app.register(fastifyRateLimit, {
       global: true,
       max: WRITE_RATE_LIMIT_PER_MINUTE,
@@ -112,7 +120,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(imageSetsPlugin, { seedDemo: config.seedDemo })
     await app.register(evaluationsPlugin)
-    await app.register(healthRoutes, { prefix: '/api' })
+    await app.register(healthRoutes, {
+      prefix: '/api',
+      maxWorkersPerRun: config.maxWorkersPerRun,
+      maxQueuedRuns: config.maxQueuedRuns,
+      maxUploadBytes: config.maxUploadBytes,
+    })
     await app.register(runRoutes, { prefix: '/api' })
     await app.register(topologyRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
@@ -123,6 +136,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(imageSetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(evaluationRoutes, { prefix: '/api' })
+    await app.register(metricsRoutes)
     if (serveWeb) await app.register(fastifyStatic, { root: webDist })
     await app.ready()
   } catch (err) {

@@ -17,6 +17,9 @@ describe('loadConfig', () => {
       maxWorkersPerRun: 16,
       maxQueuedRuns: 100,
       apiToken: undefined,
+      allowedOrigins: [],
+      allowedHosts: [],
+      uploadExpiryMs: 24 * 3600_000,
       maxExpandedBytes: 256 * 1024 ** 3,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
@@ -36,7 +39,8 @@ describe('loadConfig', () => {
       CODEBOOK_MAX_WORKERS_PER_RUN: '4',
       CODEBOOK_MAX_QUEUED_RUNS: '7',
       CODEBOOK_API_TOKEN: 'a-long-enough-token',
-      CODEBOOK_ALLOWED_ORIGINS: 'https://a.example, http://b.example:8080',
+      CODEBOOK_ALLOWED_ORIGINS: 'https://lab.example:8443, http://127.0.0.1:5173',
+      CODEBOOK_ALLOWED_HOSTS: 'Codebook.Lab.example,.cluster.internal',
       CODEBOOK_UPLOAD_EXPIRY_HOURS: '2',
       CODEBOOK_MAX_EXPANDED_BYTES: '1073741824',
     })
@@ -53,10 +57,16 @@ describe('loadConfig', () => {
       maxWorkersPerRun: 4,
       maxQueuedRuns: 7,
       apiToken: 'a-long-enough-token',
-      allowedOrigins: ['https://a.example', 'http://b.example:8080'],
+      allowedOrigins: ['https://lab.example:8443', 'http://127.0.0.1:5173'],
+      allowedHosts: ['codebook.lab.example', '.cluster.internal'],
       uploadExpiryMs: 2 * 3600_000,
       maxExpandedBytes: 1073741824,
     })
+  })
+
+  it('answers to a HOST given by name without listing it in CODEBOOK_ALLOWED_HOSTS', () => {
+    expect(loadConfig({ HOST: 'Codebook.lab' }).allowedHosts).toEqual(['codebook.lab'])
+    expect(loadConfig({ HOST: '0.0.0.0' }).allowedHosts).toEqual([])
   })
 
   it('rejects bad values with CONFIG_INVALID naming the variable', () => {
@@ -67,6 +77,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/)
     expect(() => loadConfig({ CODEBOOK_MAX_UPLOAD_BYTES: '-1' })).toThrow(/CODEBOOK_MAX_UPLOAD_BYTES/)
     expect(() => loadConfig({ CODEBOOK_MAX_CONCURRENT_RUNS: '0' })).toThrow(/CODEBOOK_MAX_CONCURRENT_RUNS/)
+    expect(() => loadConfig({ CODEBOOK_ALLOWED_ORIGINS: 'https://x.org/path' })).toThrow(
+      /CODEBOOK_ALLOWED_ORIGINS/,
+    )
+    expect(() => loadConfig({ CODEBOOK_ALLOWED_HOSTS: 'http://x.org' })).toThrow(/CODEBOOK_ALLOWED_HOSTS/)
+    expect(() => loadConfig({ CODEBOOK_ALLOWED_HOSTS: 'x.org:8080' })).toThrow(/CODEBOOK_ALLOWED_HOSTS/)
+    expect(() => loadConfig({ CODEBOOK_UPLOAD_EXPIRY_HOURS: '0' })).toThrow(/CODEBOOK_UPLOAD_EXPIRY_HOURS/)
     expect(() => loadConfig({ CODEBOOK_MAX_EXPANDED_BYTES: '0' })).toThrow(/CODEBOOK_MAX_EXPANDED_BYTES/)
     expect(() => loadConfig({ CODEBOOK_MAX_EXPANDED_BYTES: '1.5' })).toThrow(/CODEBOOK_MAX_EXPANDED_BYTES/)
     expect(() => loadConfig({ CODEBOOK_API_TOKEN: 'short' })).toThrow(

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CodebookError } from '@codebook/runtime'
@@ -31,6 +32,8 @@ export interface Config {
   apiToken: string | undefined
   /** Origins besides the server's own that browsers may call the API and socket.io from. */
   allowedOrigins: string[]
+  /** Host names (besides IP literals and localhost) the server answers to; `.x.org` = x.org and its subdomains. */
+  allowedHosts: string[]
   /** Unfinished tus uploads untouched this long are deleted (ms). */
   uploadExpiryMs: number
   /** Most bytes one compressed dataset upload may expand to while it is imported. */
@@ -95,26 +98,11 @@ const EnvSchema = z.object({
       .regex(/^\S+$/, 'must not contain whitespace')
       .optional(),
   ),
-  CODEBOOK_ALLOWED_ORIGINS: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .default('')
-      .transform((text, ctx) => {
-        const origins = text
-          .split(',')
-          .map((o) => o.trim())
-          .filter((o) => o !== '')
-        for (const origin of origins) {
-          if (!isOrigin(origin)) {
-            ctx.addIssue({
-              code: 'custom',
-              message: `${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`,
-            })
-          }
-        }
-        return origins
-      }),
+  CODEBOOK_ALLOWED_ORIGINS: commaList((o) => o, isOrigin, 'is not an origin (scheme://host[:port], no path)'),
+  CODEBOOK_ALLOWED_HOSTS: commaList(
+    (h) => h.toLowerCase(),
+    (h) => /^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(h),
+    'is not a host name (no scheme, port or path; a leading dot allows subdomains)',
   ),
   CODEBOOK_UPLOAD_EXPIRY_HOURS: z.preprocess(
     unsetIfEmpty,
@@ -128,6 +116,25 @@ const EnvSchema = z.object({
   // far past what one machine clusters, and a multiple of 64 GiB would bound nothing.
   CODEBOOK_MAX_EXPANDED_BYTES: byteCount(256 * GiB),
 })
+
+/** A comma-separated list (empty by default): items trimmed and normalised, each one checked. */
+function commaList(normalise: (item: string) => string, valid: (item: string) => boolean, problem: string) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        const items = text
+          .split(',')
+          .map((item) => normalise(item.trim()))
+          .filter((item) => item !== '')
+        for (const item of items.filter((i) => !valid(i)))
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(item)} ${problem}` })
+        return items
+      }),
+  )
+}
 
 /** True for `http(s)://host[:port]` exactly as a browser sends it in `Origin`. */
 function isOrigin(text: string): boolean {
@@ -170,6 +177,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxQueuedRuns: e.CODEBOOK_MAX_QUEUED_RUNS,
     apiToken: e.CODEBOOK_API_TOKEN,
     allowedOrigins: e.CODEBOOK_ALLOWED_ORIGINS,
+    // A server started with HOST=some.name answers to that name without listing it again.
+    allowedHosts:
+      isIP(e.HOST) === 0 ? [...e.CODEBOOK_ALLOWED_HOSTS, e.HOST.toLowerCase()] : e.CODEBOOK_ALLOWED_HOSTS,
     uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
     maxExpandedBytes: e.CODEBOOK_MAX_EXPANDED_BYTES,
   }

@@ -1,8 +1,10 @@
-import { lazy, Suspense } from 'react'
-import { Link, Redirect, Route, Switch, useRoute } from 'wouter'
+import { lazy, Suspense, useEffect } from 'react'
+import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter'
 import { useHealth } from './api/queries.ts'
 import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
 import { ErrorBanner } from './components/error-banner.tsx'
+import { pageTitle } from './components/page-title.ts'
+import { TokenBanner } from './components/token-banner.tsx'
 import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
 import { EvaluationsPage } from './pages/evaluations/evaluations-page.tsx'
 import { RunsPage } from './pages/runs/runs-page.tsx'
@@ -44,6 +46,7 @@ export function App() {
       <div className="main">
         <HeaderBar socket={socket} />
         <main className="content">
+          <TokenBanner />
           <ErrorBanner />
           <Switch>
             <Route path="/">
@@ -159,9 +162,16 @@ function Sidebar() {
 function HeaderBar(props: { socket: SocketStatus }) {
   const health = useHealth()
   const ok = health.data?.status === 'ok'
+  const [path] = useLocation()
+  const title = pageTitle(path)
+  useEffect(() => {
+    document.title = `${title} · Codebook`
+  }, [title])
   return (
     <header className="topbar">
-      <div className="topbar-title">Dashboard</div>
+      <div className="topbar-title" data-testid="page-title">
+        {title}
+      </div>
       <div className="topbar-status">
         <span
           className={`health ${ok ? 'health-ok' : health.isPending ? 'health-pending' : 'health-down'}`}

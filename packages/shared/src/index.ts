@@ -34,8 +34,17 @@ export {
   imageSetKinds,
   MisclassifiedImage,
 } from './evaluations.ts'
-export { Health } from './health.ts'
+export { Health, ServerLimits } from './health.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
+export {
+  legacyAggregationAliases,
+  runAggregations,
+  runAlgorithms,
+  runBounds,
+  runBroadcasts,
+  runChainOrders,
+  runDefaults,
+} from './run-defaults.ts'
 export type { CreateRunInput, RunParams } from './runs.ts'
 export {
   CreateRun,

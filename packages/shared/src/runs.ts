@@ -1,4 +1,13 @@
 import { z } from 'zod'
+import {
+  legacyAggregationAliases,
+  runAggregations,
+  runAlgorithms,
+  runBounds,
+  runBroadcasts,
+  runChainOrders,
+  runDefaults,
+} from './run-defaults.ts'
 
 /** The five stages of a Map-Collective K-means iteration, in order. */
 export const stageNames = ['broadcast', 'map', 'shuffle', 'reduce', 'combine'] as const
@@ -80,29 +89,32 @@ export const RunStatus = z.enum(runStatuses)
 export type RunStatus = z.infer<typeof RunStatus>
 
 /**
- * Body of `POST /api/runs`: the `codebook kmeans` flags in camelCase (same defaults, except the
- * kernel: the server defaults to `onnx`). The init is k-means++ seeded by `seed`.
+ * Body of `POST /api/runs`: the `codebook kmeans` flags in camelCase, with the same defaults
+ * (`runDefaults`). The init is k-means++ seeded by `seed`.
  */
 export const CreateRun = z.object({
   datasetId: z.string().min(1),
   k: z.number().int().positive(),
-  maxIterations: z.number().int().positive().max(100_000),
+  maxIterations: z.number().int().positive().max(runBounds.maxIterations),
   /** Worker processes the server spawns for this run. */
-  workers: z.number().int().positive().max(256),
+  workers: z.number().int().positive().max(runBounds.workers),
   /** Relative inertia change that stops the run; 0 runs until no vector changes cluster. */
-  tol: z.number().nonnegative().default(1e-4),
+  tol: z.number().nonnegative().default(runDefaults.tol),
   /** Map tasks per worker. */
-  slots: z.number().int().positive().max(64).default(1),
-  broadcast: z.enum(['simple', 'mst', 'bucket', 'chain']).default('chain'),
-  chainOrder: z.enum(['topology', 'rank', 'random']).default('topology'),
-  aggregation: z.enum(['direct', 'local', 'three-stage', 'allreduce']).default('local'),
-  algorithm: z.enum(['lloyd', 'hamerly', 'yinyang', 'auto']).default('lloyd'),
-  /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …). */
+  slots: z.number().int().positive().max(runBounds.slots).default(runDefaults.slots),
+  broadcast: z.enum(runBroadcasts).default(runDefaults.broadcast),
+  chainOrder: z.enum(runChainOrders).default(runDefaults.chainOrder),
+  /** Regroup (see {@link runAggregations}); the old name `local` is read as `three-stage`. */
+  aggregation: z
+    .preprocess((v) => (v === 'local' ? legacyAggregationAliases.local : v), z.enum(runAggregations))
+    .default(runDefaults.aggregation),
+  algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
+  /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z
     .string()
     .regex(/^[a-z0-9-]+$/)
-    .default('onnx'),
-  seed: z.number().int().nonnegative().default(1),
+    .default(runDefaults.kernel),
+  seed: z.number().int().nonnegative().default(runDefaults.seed),
   /**
    * Topology the workers run as: worker i takes the i-th node's rack, which orders the chain
    * (`chainOrder: 'topology'`) and splits bytes into intra- and cross-rack. Workers are still

@@ -119,9 +119,13 @@ export const SimulatedBroadcast = z.enum(simulatedBroadcasts)
 export type SimulatedBroadcast = z.infer<typeof SimulatedBroadcast>
 
 /** Regroup aggregation modes (the runtime's `aggregationModes`). */
-export const simulatedAggregations = ['direct', 'local', 'three-stage', 'allreduce'] as const
-export const SimulatedAggregation = z.enum(simulatedAggregations)
-export type SimulatedAggregation = z.infer<typeof SimulatedAggregation>
+export const simulatedAggregations = ['direct', 'three-stage', 'ring', 'allreduce'] as const
+/** `local`, the old name of `three-stage`, is read as it. */
+export const SimulatedAggregation = z.preprocess(
+  (v) => (v === 'local' ? 'three-stage' : v),
+  z.enum(simulatedAggregations),
+)
+export type SimulatedAggregation = (typeof simulatedAggregations)[number]
 
 /** Simulator knobs shared by both requests (defaults as the CLI's). */
 const simulatorKnobs = {
@@ -166,7 +170,7 @@ export type SimulateBroadcastResult = z.infer<typeof SimulateBroadcastResult>
 /**
  * `POST /api/simulate/kmeans`: predicted per-stage seconds of one K-means iteration. Give either
  * `n` and `d`, or `datasetId` (a ready dataset; its n and d are used). Defaults: broadcast
- * `chain`, aggregation `local`, each node's own slots, all nodes, 100 GFLOP/s per slot.
+ * `chain`, aggregation `three-stage`, each node's own slots, all nodes, 100 GFLOP/s per slot.
  */
 export const SimulateKmeansRequest = z.object({
   topology: Topology,

@@ -186,6 +186,22 @@ describe('every write route needs the token, however its path is spelled', () =>
     expect(tus.headers['access-control-allow-origin']).toBeUndefined()
   })
 
+  it('refuses a rebound host name (DNS rebinding), reads and sockets too, and serves IP literals and localhost', async () => {
+    // A page on rebind.example, its name re-pointed at 127.0.0.1, is same-origin with itself.
+    const rebound = { host: `rebind.example:${port}`, origin: `http://rebind.example:${port}` }
+    for (const path of ['/api/runs', '/api/datasets', '/', '/socket.io/?EIO=4&transport=polling']) {
+      const res = await send(port, 'GET', path, rebound)
+      expect(res.status, path).toBe(403)
+      // socket.io answers its own handshake refusal ({"code":4,"message":"Forbidden"}).
+      if (!path.startsWith('/socket.io/')) expect(res.body, path).toContain('HOST_NOT_ALLOWED')
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      const res = await send(port, 'GET', '/api/runs', { host })
+      expect(res.status, host).toBe(200)
+    }
+    expect((await send(port, 'GET', '/api/runs', { host: `codebook.localhost:${port}` })).status).toBe(200)
+  })
+
   it('refuses a socket.io connection from a foreign origin and accepts the own origin', async () => {
     const attempt = (origin: string, transport: 'websocket' | 'polling') =>
       new Promise<'connected' | 'refused'>((resolve) => {
@@ -207,6 +223,27 @@ describe('every write route needs the token, however its path is spelled', () =>
     for (const transport of ['websocket', 'polling'] as const) {
       expect(await attempt('http://evil.example', transport)).toBe('refused')
       expect(await attempt(`http://127.0.0.1:${port}`, transport)).toBe('connected')
+    }
+  })
+})
+
+describe('configured hosts', () => {
+  it('serves a name in CODEBOOK_ALLOWED_HOSTS (and its subdomains with a leading dot) and no other', async () => {
+    const home = await makeTempHome()
+    const app = await buildApp(
+      testConfig(home.home, undefined, { allowedHosts: ['codebook.lab', '.cluster.internal'] }),
+    )
+    try {
+      const status = async (host: string) =>
+        (await app.inject({ method: 'GET', url: '/api/runs', headers: { host } })).statusCode
+      expect(await status('codebook.lab:8080')).toBe(200)
+      expect(await status('node7.cluster.internal')).toBe(200)
+      expect(await status('cluster.internal')).toBe(200)
+      expect(await status('evilcluster.internal')).toBe(403)
+      expect(await status('codebook.lab.evil.example')).toBe(403)
+    } finally {
+      await app.close()
+      await home.remove()
     }
   })
 })

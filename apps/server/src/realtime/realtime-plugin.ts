@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Server } from 'socket.io'
-import { originAllowed } from '../http/origin-policy.ts'
+import { hostAllowed, originAllowed } from '../http/origin-policy.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,6 +14,8 @@ declare module 'fastify' {
 export interface RealtimePluginOptions {
   /** Origins besides the server's own that may open a socket (CODEBOOK_ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[]
+  /** Host names besides IP literals and localhost the server answers to (CODEBOOK_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[]
 }
 
 /**
@@ -27,7 +29,11 @@ async function realtimePluginImpl(app: FastifyInstance, options: RealtimePluginO
     // Browsers send Origin on every websocket and polling request; a page from another site must
     // not read run events through the visitor's browser (the HTTP origin policy, applied here too).
     allowRequest: (req, callback) =>
-      callback(null, originAllowed(req.headers.origin, req.headers.host, allowed)),
+      callback(
+        null,
+        hostAllowed(req.headers.host, options.allowedHosts) &&
+          originAllowed(req.headers.origin, req.headers.host, allowed),
+      ),
     ...(allowed.length > 0 ? { cors: { origin: [...allowed] } } : {}),
   })
   app.decorate('io', io)

@@ -1,6 +1,8 @@
+import { kernelNames } from '@codebook/runtime'
 import { CreateRun, ErrorBody, Run, RunEventList, RunList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { ApiError } from '../http/api-error.ts'
 import { vocabularyRoutes } from './vocabulary-routes.ts'
 
 const IdParams = z.object({ id: z.string().min(1) })
@@ -36,7 +38,17 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: Run, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await app.runs.create(request.body)),
+    async (request, reply) => {
+      // An unknown kernel would otherwise pass here and fail only when the workers start.
+      const kernels = kernelNames()
+      if (!kernels.includes(request.body.kernel))
+        throw new ApiError(
+          400,
+          'KERNEL_UNKNOWN',
+          `kernel: no assignment kernel named '${request.body.kernel}' (known: ${kernels.join(', ')})`,
+        )
+      return reply.code(201).send(await app.runs.create(request.body))
+    },
   )
 
   app.get(

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { createRng, kmeansPlusPlus, lloydReference, openNpy } from '@codebook/runtime'
 import {
+  CreateRun,
   Dataset,
   IterationReport,
   Run,
@@ -280,16 +281,15 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(await bigK.json()).toMatchObject({ code: 'KMEANS_BAD_K' })
     const bad = await post('/api/runs', { datasetId: smallId, k: 0, maxIterations: 1, workers: 1 })
     expect(bad.status).toBe(400)
-    // A run the workers cannot execute ends failed with the runtime's code, its workers gone.
-    const res = await post('/api/runs', {
-      datasetId: smallId,
-      k: 2,
-      maxIterations: 1,
-      workers: 1,
-      kernel: 'no-such-kernel',
-    })
-    expect(res.status).toBe(201)
-    const failed = await server.app.runs.settled(Run.parse(await res.json()).id)
+    // The route refuses a kernel the runtime does not know before queueing anything.
+    const unknownKernel = { datasetId: smallId, k: 2, maxIterations: 1, workers: 1, kernel: 'no-such-kernel' }
+    const refused = await post('/api/runs', unknownKernel)
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toMatchObject({ code: 'KERNEL_UNKNOWN' })
+    // Past the route (the service itself), a run the workers cannot execute ends failed with the
+    // runtime's code, its workers gone.
+    const created = await server.app.runs.create(CreateRun.parse(unknownKernel))
+    const failed = await server.app.runs.settled(created.id)
     expect(failed.status).toBe('failed')
     expect(failed.error?.code).toMatch(/^[A-Z_]+$/)
     expect(failed.error?.message).toMatch(/no-such-kernel/)
@@ -329,7 +329,7 @@ describe('runs across a restart', () => {
         slots: 1,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         algorithm: 'lloyd',
         kernel: 'reference',
         seed: 1,

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import type { IterationReport } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createRunRepo } from './run-repo.ts'
@@ -40,7 +41,10 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
       runs: join(app.home.home, 'runs'),
       vocabularies: join(app.home.home, 'vocabularies'),
     },
-    emit: (runId, event) => socket.publish(runId, event),
+    emit: (runId, event) => {
+      if (event.type === 'iteration') app.metrics.observeIteration(event.data as IterationReport)
+      socket.publish(runId, event)
+    },
     log: app.log,
     // Looked up per call: runs only need the topology store when a run names a topology.
     getTopology: (id, version) => app.topologies.getVersion(id, version),

@@ -92,6 +92,7 @@ export function testConfig(
     maxQueuedRuns: 100,
     apiToken: TEST_API_TOKEN,
     allowedOrigins: [],
+    allowedHosts: [],
     uploadExpiryMs: 24 * 3600_000,
     maxExpandedBytes: 256 * 1024 ** 3,
     ...overrides,

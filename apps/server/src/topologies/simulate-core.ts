@@ -38,10 +38,10 @@ export const DEFAULT_SIMULATED_BROADCASTS: readonly SimulatedBroadcast[] = [
 export const MAX_SIMULATED_MESSAGES = 4_000_000
 
 /**
- * Largest p for the all-to-all regroup (`local`, `direct` aggregation): its p² flows all start at
+ * Largest p for the all-to-all regroup (`three-stage`, `direct` aggregation): its p² flows all start at
  * once, and the flow simulator's cost grows with the flows in flight. Measured here: one K-means
  * iteration over 250 nodes in 1.9 s, 400 nodes in 20 s, 1,000 nodes over 2 min. The ring modes
- * (`three-stage`, `allreduce`) keep p flows in flight and are not limited beyond the messages.
+ * (`ring`, `allreduce`) keep p flows in flight and are not limited beyond the messages.
  */
 export const MAX_ALL_TO_ALL_NODES = 400
 
@@ -166,12 +166,12 @@ export function checkKmeansRequest(topology: Topology, w: KmeansWhatIf): void {
       'SIM_TOO_MANY_NODES',
       `nodes: asked for ${p} nodes; the topology "${topology.name}" has ${total}`,
     )
-  const aggregation = w.aggregation ?? 'local'
-  if ((aggregation === 'local' || aggregation === 'direct') && p > MAX_ALL_TO_ALL_NODES)
+  const aggregation = w.aggregation ?? 'three-stage'
+  if ((aggregation === 'three-stage' || aggregation === 'direct') && p > MAX_ALL_TO_ALL_NODES)
     throw new ApiError(
       400,
       'SIM_TOO_LARGE',
-      `the ${aggregation} regroup over ${p} nodes is an all-to-all of ${p * p} simultaneous flows; the simulator takes up to ${MAX_ALL_TO_ALL_NODES} nodes for it: use aggregation three-stage or allreduce, or fewer nodes`,
+      `the ${aggregation} regroup over ${p} nodes is an all-to-all of ${p * p} simultaneous flows; the simulator takes up to ${MAX_ALL_TO_ALL_NODES} nodes for it: use aggregation ring or allreduce, or fewer nodes`,
     )
   const { algorithm } = planBroadcast(w.broadcast ?? 'chain')
   const bcast = broadcastMessages(algorithm, p, w.k * w.d * 4, w.chunkBytes ?? DEFAULT_CHUNK_BYTES)
@@ -181,7 +181,7 @@ export function checkKmeansRequest(topology: Topology, w: KmeansWhatIf): void {
 /** One K-means iteration predicted stage by stage (`predictKmeansIteration`, as `codebook simulate kmeans`). */
 export function simulateKmeans(topology: Topology, w: KmeansWhatIf): SimulateKmeansResult {
   const broadcast = w.broadcast ?? 'chain'
-  const aggregation = w.aggregation ?? 'local'
+  const aggregation = w.aggregation ?? 'three-stage'
   const mapGflopsPerSlot = w.mapGflopsPerSlot ?? DEFAULT_MAP_GFLOPS_PER_SLOT
   const { algorithm, order } = planBroadcast(broadcast)
   const r = predictKmeansIteration(topology, {

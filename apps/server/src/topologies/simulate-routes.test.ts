@@ -110,7 +110,7 @@ describe('what-if simulation API', () => {
   })
 
   it('predicts one K-means iteration as `codebook simulate kmeans` does, from n and d or a dataset', async () => {
-    const body = { topology: papers, n: 30, d: 7, k: 5, nodes: 100, aggregation: 'three-stage' }
+    const body = { topology: papers, n: 30, d: 7, k: 5, nodes: 100, aggregation: 'ring' }
     const res = await post('/api/simulate/kmeans', body)
     expect(res.statusCode, res.body).toBe(200)
     const prediction = SimulateKmeansResult.parse(res.json())
@@ -128,7 +128,7 @@ describe('what-if simulation API', () => {
       '--nodes',
       '100',
       '--aggregation',
-      'three-stage',
+      'ring',
       '--json',
     ])) as [Record<string, unknown>]
     const { topology: _name, ...cliPrediction } = fromCli

@@ -1,24 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { authorizationHeader, captureApiTokenFromUrl, getApiToken, setApiToken } from './api-token.ts'
-
-/** A minimal Storage backed by a Map (vitest runs in node, which has no localStorage). */
-function memoryStorage(): Storage {
-  const map = new Map<string, string>()
-  return {
-    get length() {
-      return map.size
-    },
-    clear: () => map.clear(),
-    getItem: (k) => map.get(k) ?? null,
-    key: (i) => [...map.keys()][i] ?? null,
-    removeItem: (k) => void map.delete(k),
-    setItem: (k, v) => void map.set(k, v),
-  }
-}
+import { installMemoryStorage } from './test-support/memory-storage.ts'
 
 describe('api token', () => {
   beforeEach(() => {
-    Object.defineProperty(globalThis, 'localStorage', { value: memoryStorage(), configurable: true })
+    installMemoryStorage()
   })
 
   it('adds a bearer header only once a token is stored', () => {

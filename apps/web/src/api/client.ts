@@ -9,6 +9,7 @@ import {
   type RunEvent,
   RunEventList,
   RunList,
+  ServerLimits,
   UploadDataset,
 } from '@codebook/shared'
 import { authorizationHeader } from './api-token.ts'
@@ -94,6 +95,35 @@ export async function request<T>(
 /** `GET /api/health`: server status, version and database kind. */
 export function getHealth(): Promise<Health> {
   return request('GET', '/api/health', Health)
+}
+
+/** `GET /api/limits`: what this server enforces on a run (max workers, kernels…). */
+export function getServerLimits(): Promise<ServerLimits> {
+  return request('GET', '/api/limits', ServerLimits)
+}
+
+/**
+ * `POST /api/token/check` with `token` (not the stored one): resolves when the server accepts it,
+ * throws the server's `ApiError` (401 `INVALID_TOKEN`…) when not. Changes nothing on the server.
+ */
+export async function checkApiToken(token: string): Promise<void> {
+  let res: Response
+  try {
+    res = await fetch('/api/token/check', {
+      method: 'POST',
+      headers: { accept: 'application/json', authorization: `Bearer ${token.trim()}` },
+    })
+  } catch (err) {
+    throw new ApiError('NETWORK_ERROR', `Could not reach the server (${String(err)})`, 0)
+  }
+  if (res.ok) return
+  const parsed = ErrorBody.safeParse(await res.json().catch(() => null))
+  if (parsed.success) throw new ApiError(parsed.data.code, parsed.data.message, res.status, parsed.data.reqId)
+  throw new ApiError(
+    `HTTP_${res.status}`,
+    `POST /api/token/check failed with status ${res.status}`,
+    res.status,
+  )
 }
 
 /** `GET /api/datasets`: every dataset, newest first as the server orders them. */

@@ -8,6 +8,7 @@ import {
   getDatasetPreview,
   getHealth,
   getRun,
+  getServerLimits,
   listDatasets,
   listRuns,
 } from './client.ts'
@@ -15,6 +16,7 @@ import {
 /** Query keys, in one place so socket events and mutations update the same cache entries. */
 export const queryKeys = {
   health: ['health'] as const,
+  limits: ['limits'] as const,
   datasets: ['datasets'] as const,
   dataset: (id: string) => ['datasets', id] as const,
   preview: (id: string, rows: number) => ['datasets', id, 'preview', rows] as const,
@@ -32,6 +34,11 @@ const PROCESSING_POLL_MS = 2_000
 /** Server health, re-checked every 15 s so the header notices a server that went away. */
 export function useHealth() {
   return useQuery({ queryKey: queryKeys.health, queryFn: getHealth, refetchInterval: 15_000, retry: false })
+}
+
+/** The server's run limits and kernels (configuration: fixed while the server runs). */
+export function useServerLimits() {
+  return useQuery({ queryKey: queryKeys.limits, queryFn: getServerLimits, staleTime: 5 * 60_000 })
 }
 
 /** Every dataset; polls while any is still processing. */

@@ -1,5 +1,5 @@
-import { createContext, useContext, useState, useSyncExternalStore } from 'react'
-import { setApiToken, TOKEN_ERROR_CODES } from '../api/api-token.ts'
+import { createContext, useContext, useSyncExternalStore } from 'react'
+import { TOKEN_ERROR_CODES } from '../api/api-token.ts'
 import { ApiError } from '../api/client.ts'
 
 /** An error as the banner shows it. */
@@ -82,7 +82,9 @@ export function ErrorBanner() {
           <span className="banner-code">{e.code}</span>
           <span className="banner-message">{e.message}</span>
           {e.reqId && <span className="banner-req num">req {e.reqId}</span>}
-          {TOKEN_ERROR_CODES.has(e.code) && <TokenForm onSaved={() => store.dismiss(e)} />}
+          {TOKEN_ERROR_CODES.has(e.code) && (
+            <span className="banner-hint">Paste the token in the banner above, then try again.</span>
+          )}
           <button
             type="button"
             className="banner-close"
@@ -94,32 +96,5 @@ export function ErrorBanner() {
         </div>
       ))}
     </div>
-  )
-}
-
-/** Asks for the API token after a write was refused; the user retries the action afterwards. */
-function TokenForm(props: { onSaved: () => void }) {
-  const [token, setToken] = useState('')
-  return (
-    <form
-      className="token-form"
-      onSubmit={(event) => {
-        event.preventDefault()
-        if (token.trim() === '') return
-        setApiToken(token)
-        props.onSaved()
-      }}
-    >
-      <input
-        type="password"
-        aria-label="API token"
-        placeholder="Paste the API token (CODEBOOK_HOME/api-token)"
-        value={token}
-        onChange={(event) => setToken(event.target.value)}
-      />
-      <button type="submit" className="btn">
-        Save token
-      </button>
-    </form>
   )
 }

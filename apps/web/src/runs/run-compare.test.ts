@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compareHref, parseCompareIds } from './run-compare.ts'
+import { compareHref, datasetMismatchWarning, parseCompareIds } from './run-compare.ts'
 
 describe('compare links', () => {
   it('round-trips ids through the query string, dropping blanks and repeats', () => {
@@ -8,5 +8,35 @@ describe('compare links', () => {
     expect(parseCompareIds(href.slice(href.indexOf('?')))).toEqual(ids)
     expect(parseCompareIds('?ids=x,,y,x, z')).toEqual(['x', 'y', 'z'])
     expect(parseCompareIds('')).toEqual([])
+  })
+})
+
+describe('datasetMismatchWarning', () => {
+  const names = new Map([['d1', 'digits']])
+  it('is null when every run used the same dataset', () => {
+    expect(
+      datasetMismatchWarning(
+        [
+          { id: 'aaaaaaaa1', datasetId: 'd1' },
+          { id: 'bbbbbbbb2', datasetId: 'd1' },
+        ],
+        names,
+      ),
+    ).toBeNull()
+  })
+
+  it('groups the runs by dataset, naming a deleted one by its id', () => {
+    expect(
+      datasetMismatchWarning(
+        [
+          { id: 'aaaaaaaa1', datasetId: 'd1' },
+          { id: 'bbbbbbbb2', datasetId: 'gone-dataset' },
+          { id: 'cccccccc3', datasetId: 'd1' },
+        ],
+        names,
+      ),
+    ).toBe(
+      'These runs used 2 different datasets, so their inertias do not compare — digits: aaaaaaaa, cccccccc; gone-dat (deleted): bbbbbbbb.',
+    )
   })
 })

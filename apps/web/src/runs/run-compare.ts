@@ -22,3 +22,20 @@ export function compareHref(ids: readonly string[]): string {
 export function compareLabel(run: Run): string {
   return `${run.id.slice(0, 8)} · k=${run.params.k} · ${run.params.broadcast}/${run.params.aggregation}`
 }
+
+/**
+ * The warning the compare page shows when the runs did not all cluster the same dataset (their
+ * inertias are then not comparable), or null when they did. `names` maps dataset id → name.
+ */
+export function datasetMismatchWarning(
+  runs: readonly Pick<Run, 'id' | 'datasetId'>[],
+  names: ReadonlyMap<string, string>,
+): string | null {
+  const byDataset = new Map<string, string[]>()
+  for (const r of runs) byDataset.set(r.datasetId, [...(byDataset.get(r.datasetId) ?? []), r.id.slice(0, 8)])
+  if (byDataset.size < 2) return null
+  const groups = [...byDataset].map(
+    ([id, ids]) => `${names.get(id) ?? `${id.slice(0, 8)} (deleted)`}: ${ids.join(', ')}`,
+  )
+  return `These runs used ${byDataset.size} different datasets, so their inertias do not compare — ${groups.join('; ')}.`
+}

@@ -1,11 +1,24 @@
+import { runDefaults, type ServerLimits } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
-import { defaultRunForm, validateRunForm } from './run-form.ts'
+import { defaultRunForm, type RunFormContext, runFormFromSearch, validateRunForm } from './run-form.ts'
 
 const form = { ...defaultRunForm, datasetId: 'ds1' }
+const limits: ServerLimits = {
+  maxWorkersPerRun: 16,
+  maxQueuedRuns: 100,
+  maxUploadBytes: 1e9,
+  kernels: ['reference', 'onnx'],
+}
+const ctx = (over: Partial<RunFormContext> = {}): RunFormContext => ({
+  datasetN: 1000,
+  limits,
+  topology: null,
+  ...over,
+})
 
 describe('validateRunForm', () => {
-  it('turns the defaults into the request body', () => {
-    expect(validateRunForm(form, 1000)).toEqual({
+  it('turns the shared defaults into the request body', () => {
+    expect(validateRunForm(form, ctx())).toEqual({
       ok: true,
       input: {
         datasetId: 'ds1',
@@ -16,30 +29,82 @@ describe('validateRunForm', () => {
         seed: 1,
         tol: 0.0001,
         broadcast: 'chain',
-        aggregation: 'local',
+        chainOrder: 'topology',
+        aggregation: 'three-stage',
         algorithm: 'lloyd',
-        kernel: 'onnx',
+        kernel: runDefaults.kernel,
       },
     })
   })
 
   it('rejects k above n, k below 1 and non-integers', () => {
-    expect(validateRunForm({ ...form, k: '65' }, 64)).toEqual({
+    expect(validateRunForm({ ...form, k: '65' }, ctx({ datasetN: 64 }))).toEqual({
       ok: false,
       errors: { k: 'k must be at most n = 64' },
     })
-    expect(validateRunForm({ ...form, k: '64' }, 64).ok).toBe(true)
-    expect(validateRunForm({ ...form, k: '0' }, 64)).toEqual({
+    expect(validateRunForm({ ...form, k: '64' }, ctx({ datasetN: 64 })).ok).toBe(true)
+    expect(validateRunForm({ ...form, k: '0' }, ctx({ datasetN: 64 }))).toEqual({
       ok: false,
       errors: { k: 'k must be at least 1' },
     })
-    const bad = validateRunForm({ ...form, k: '2.5', maxIterations: '1e3', workers: '' }, null)
+    const bad = validateRunForm(
+      { ...form, k: '2.5', maxIterations: '1e3', workers: '' },
+      ctx({ datasetN: null }),
+    )
     expect(bad.ok ? {} : Object.keys(bad.errors).sort()).toEqual(['k', 'maxIterations', 'workers'])
   })
 
   it('requires a dataset and a non-negative tol', () => {
-    const bad = validateRunForm({ ...form, datasetId: '', tol: '-1' }, null)
+    const bad = validateRunForm({ ...form, datasetId: '', tol: '-1' }, ctx())
     expect(bad.ok ? {} : Object.keys(bad.errors).sort()).toEqual(['datasetId', 'tol'])
-    expect(validateRunForm({ ...form, tol: '0' }, null).ok).toBe(true)
+    expect(validateRunForm({ ...form, tol: '0' }, ctx()).ok).toBe(true)
+  })
+
+  it("holds workers to this server's CODEBOOK_MAX_WORKERS_PER_RUN", () => {
+    const small = ctx({ limits: { ...limits, maxWorkersPerRun: 4 } })
+    expect(validateRunForm({ ...form, workers: '5' }, small)).toEqual({
+      ok: false,
+      errors: { workers: "Workers must be at most 4 (this server's limit per run)" },
+    })
+    expect(validateRunForm({ ...form, workers: '4' }, small).ok).toBe(true)
+    // Limits not known yet: the schema's bound (256) applies.
+    expect(validateRunForm({ ...form, workers: '200' }, ctx({ limits: null })).ok).toBe(true)
+  })
+
+  it('accepts only the kernels the server knows (blas used to pass and fail at worker start)', () => {
+    expect(validateRunForm({ ...form, kernel: 'blas' }, ctx())).toEqual({
+      ok: false,
+      errors: { kernel: 'Kernel must be one of reference, onnx' },
+    })
+    expect(validateRunForm({ ...form, kernel: 'reference' }, ctx()).ok).toBe(true)
+  })
+
+  it('sends the chosen topology and version, and holds workers to its node count', () => {
+    const topo = { ...form, topologyId: 't1', topologyVersion: '2' }
+    const withTopology = ctx({ topology: { latestVersion: 3, nodes: 4 } })
+    const ok = validateRunForm(topo, withTopology)
+    expect(ok.ok && ok.input).toMatchObject({ topologyId: 't1', topologyVersion: 2 })
+    // Latest (no version): the latest's node count applies.
+    expect(validateRunForm({ ...topo, topologyVersion: '', workers: '5' }, withTopology)).toEqual({
+      ok: false,
+      errors: { workers: 'The topology has 4 nodes: at most 4 workers' },
+    })
+    expect(validateRunForm({ ...topo, topologyVersion: '4' }, withTopology)).toEqual({
+      ok: false,
+      errors: { topologyVersion: 'Version must be at most 3' },
+    })
+    const latest = validateRunForm({ ...topo, topologyVersion: '' }, withTopology)
+    expect(latest.ok && latest.input.topologyVersion).toBeUndefined()
+  })
+})
+
+describe('runFormFromSearch', () => {
+  it('preselects the topology and version of "Run on this topology"', () => {
+    expect(runFormFromSearch('?topology=abc&version=3')).toMatchObject({
+      topologyId: 'abc',
+      topologyVersion: '3',
+    })
+    expect(runFormFromSearch('?version=3')).toMatchObject({ topologyId: '', topologyVersion: '' })
+    expect(runFormFromSearch('')).toEqual(defaultRunForm)
   })
 })

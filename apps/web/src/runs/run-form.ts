@@ -1,4 +1,13 @@
-import type { CreateRunInput } from '@codebook/shared'
+import {
+  type CreateRunInput,
+  runAggregations,
+  runAlgorithms,
+  runBounds,
+  runBroadcasts,
+  runChainOrders,
+  runDefaults,
+  type ServerLimits,
+} from '@codebook/shared'
 
 /** The new-run form as typed: numbers stay strings until validated. */
 export interface RunFormValues {
@@ -9,25 +18,51 @@ export interface RunFormValues {
   slots: string
   tol: string
   seed: string
-  broadcast: 'simple' | 'mst' | 'bucket' | 'chain'
-  aggregation: 'direct' | 'local' | 'three-stage' | 'allreduce'
-  algorithm: 'lloyd' | 'hamerly' | 'yinyang' | 'auto'
+  broadcast: (typeof runBroadcasts)[number]
+  chainOrder: (typeof runChainOrders)[number]
+  aggregation: (typeof runAggregations)[number]
+  algorithm: (typeof runAlgorithms)[number]
   kernel: string
+  /** Saved topology the workers run as; '' = none (every worker on one rack). */
+  topologyId: string
+  /** Its version; '' = the latest at launch. */
+  topologyVersion: string
 }
 
-/** Defaults of the form (the dataset is chosen once the list arrives). */
+/** The fixed choices of the form's selects, from the shared schema's enums. */
+export const runFormChoices = {
+  broadcast: runBroadcasts,
+  chainOrder: runChainOrders,
+  aggregation: runAggregations,
+  algorithm: runAlgorithms,
+} as const
+
+/** Defaults of the form: the shared `runDefaults` (the CLI's too); the dataset is chosen once the list arrives. */
 export const defaultRunForm: RunFormValues = {
   datasetId: '',
-  k: '64',
-  maxIterations: '20',
-  workers: '2',
-  slots: '1',
-  tol: '1e-4',
-  seed: '1',
-  broadcast: 'chain',
-  aggregation: 'local',
-  algorithm: 'lloyd',
-  kernel: 'onnx',
+  k: String(runDefaults.k),
+  maxIterations: String(runDefaults.maxIterations),
+  workers: String(runDefaults.workers),
+  slots: String(runDefaults.slots),
+  tol: String(runDefaults.tol),
+  seed: String(runDefaults.seed),
+  broadcast: runDefaults.broadcast,
+  chainOrder: runDefaults.chainOrder,
+  aggregation: runDefaults.aggregation,
+  algorithm: runDefaults.algorithm,
+  kernel: runDefaults.kernel,
+  topologyId: '',
+  topologyVersion: '',
+}
+
+/** What the checks need to know beyond the form: the chosen dataset's n, the server's limits, the topology. */
+export interface RunFormContext {
+  /** n of the chosen dataset; null: unknown. */
+  datasetN: number | null
+  /** `GET /api/limits`; null until it arrived (the shared schema's bounds apply meanwhile). */
+  limits: ServerLimits | null
+  /** The chosen topology's latest version and its node count; null: none chosen or unknown. */
+  topology: { latestVersion: number; nodes: number } | null
 }
 
 /** Field name → message, for the fields that are wrong. */
@@ -42,29 +77,61 @@ function integerIn(text: string, min: number, max: number, name: string): [numbe
   return [v, null]
 }
 
+/** The workers check: the schema's bound, this server's `CODEBOOK_MAX_WORKERS_PER_RUN`, the topology's nodes. */
+function checkWorkers(
+  text: string,
+  ctx: RunFormContext,
+  version: number | null,
+): [number | null, string | null] {
+  const serverMax = ctx.limits?.maxWorkersPerRun ?? runBounds.workers
+  const [workers, err] = integerIn(text, 1, Math.min(serverMax, runBounds.workers), 'Workers')
+  if (err !== null)
+    return [null, ctx.limits && /at most/.test(err) ? `${err} (this server's limit per run)` : err]
+  // Only the latest version's node count is known here; the server checks older versions.
+  const t = ctx.topology
+  if (t && (version === null || version === t.latestVersion) && (workers as number) > t.nodes)
+    return [null, `The topology has ${t.nodes} nodes: at most ${t.nodes} workers`]
+  return [workers, null]
+}
+
 /**
- * Validates the form against the chosen dataset's n (null: unknown) and returns either the
- * request body or the errors per field. Limits mirror the server's `CreateRun` schema.
+ * Checks the form against every limit the server enforces (the shared `CreateRun` schema, the
+ * dataset's n, this server's limits and kernels, the topology's size) and returns either the
+ * request body or a message per wrong field.
  */
 export function validateRunForm(
   values: RunFormValues,
-  datasetN: number | null,
+  ctx: RunFormContext,
 ): { ok: true; input: CreateRunInput } | { ok: false; errors: RunFormErrors } {
   const errors: RunFormErrors = {}
   if (values.datasetId === '') errors.datasetId = 'Choose a ready dataset'
+  const { datasetN } = ctx
   const [k, kErr] = integerIn(values.k, 1, datasetN ?? Number.MAX_SAFE_INTEGER, 'k')
   if (kErr) errors.k = datasetN !== null && /at most/.test(kErr) ? `k must be at most n = ${datasetN}` : kErr
-  const [maxIterations, itErr] = integerIn(values.maxIterations, 1, 100_000, 'Iterations')
+  const [maxIterations, itErr] = integerIn(values.maxIterations, 1, runBounds.maxIterations, 'Iterations')
   if (itErr) errors.maxIterations = itErr
-  const [workers, wErr] = integerIn(values.workers, 1, 256, 'Workers')
+  let version: number | null = null
+  if (values.topologyId !== '' && values.topologyVersion !== '') {
+    const [v, vErr] = integerIn(
+      values.topologyVersion,
+      1,
+      ctx.topology?.latestVersion ?? Number.MAX_SAFE_INTEGER,
+      'Version',
+    )
+    if (vErr) errors.topologyVersion = vErr
+    version = v
+  }
+  const [workers, wErr] = checkWorkers(values.workers, ctx, version)
   if (wErr) errors.workers = wErr
-  const [slots, sErr] = integerIn(values.slots, 1, 64, 'Slots')
+  const [slots, sErr] = integerIn(values.slots, 1, runBounds.slots, 'Slots')
   if (sErr) errors.slots = sErr
   const [seed, seedErr] = integerIn(values.seed, 0, Number.MAX_SAFE_INTEGER, 'Seed')
   if (seedErr) errors.seed = seedErr
   const tol = Number(values.tol.trim())
   if (values.tol.trim() === '' || !Number.isFinite(tol) || tol < 0) errors.tol = 'tol must be a number ≥ 0'
-  if (!/^[a-z0-9-]+$/.test(values.kernel)) errors.kernel = 'Kernel: lowercase letters, digits, dashes'
+  if (ctx.limits && !ctx.limits.kernels.includes(values.kernel))
+    errors.kernel = `Kernel must be one of ${ctx.limits.kernels.join(', ')}`
+  else if (!/^[a-z0-9-]+$/.test(values.kernel)) errors.kernel = 'Kernel: lowercase letters, digits, dashes'
   if (Object.keys(errors).length > 0) return { ok: false, errors }
   return {
     ok: true,
@@ -77,9 +144,24 @@ export function validateRunForm(
       seed: seed as number,
       tol,
       broadcast: values.broadcast,
+      chainOrder: values.chainOrder,
       aggregation: values.aggregation,
       algorithm: values.algorithm,
       kernel: values.kernel,
+      ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
+      ...(version === null ? {} : { topologyVersion: version }),
     },
+  }
+}
+
+/** The form's starting values for a page address: `?topology=ID&version=N` preselects a topology. */
+export function runFormFromSearch(search: string): RunFormValues {
+  const q = new URLSearchParams(search)
+  const topologyId = q.get('topology') ?? ''
+  const version = q.get('version') ?? ''
+  return {
+    ...defaultRunForm,
+    topologyId,
+    topologyVersion: topologyId !== '' && /^\d+$/.test(version) ? version : '',
   }
 }

@@ -74,21 +74,39 @@ export interface TusUploadController {
   reset(): void
 }
 
-function describeUploadError(err: Error | DetailedError): { code: string; message: string } {
+/** What a tus upload's 401 says: not an interruption but a missing or wrong token. */
+export const UPLOAD_NOT_AUTHORISED =
+  'Not authorised — paste the API token in the banner at the top of the page, then choose the file again.'
+
+/**
+ * The upload error as the panel shows it. A 401 (no or a wrong token) keeps the server's code
+ * (`UNAUTHORIZED` / `INVALID_TOKEN`) and says to paste the token, and `unauthorised` is set so the
+ * caller reports it as such rather than as an interrupted upload.
+ */
+export function describeUploadError(err: Error | DetailedError): {
+  code: string
+  message: string
+  unauthorised: boolean
+} {
   const res = 'originalResponse' in err ? err.originalResponse : null
   if (res) {
+    let body: { code: string; message: string } | null = null
     try {
-      const body = ErrorBody.safeParse(JSON.parse(res.getBody()))
-      if (body.success) return { code: body.data.code, message: body.data.message }
+      const parsed = ErrorBody.safeParse(JSON.parse(res.getBody()))
+      if (parsed.success) body = { code: parsed.data.code, message: parsed.data.message }
     } catch {
       // not a JSON error body; fall through to the generic description
     }
+    if (res.getStatus() === 401)
+      return { code: body?.code ?? 'UNAUTHORIZED', message: UPLOAD_NOT_AUTHORISED, unauthorised: true }
+    if (body) return { ...body, unauthorised: false }
     return {
+      unauthorised: false,
       code: `HTTP_${res.getStatus()}`,
       message: `The server refused the upload (status ${res.getStatus()}).`,
     }
   }
-  return { code: 'UPLOAD_FAILED', message: err.message }
+  return { code: 'UPLOAD_FAILED', message: err.message, unauthorised: false }
 }
 
 /** The last path segment of a tus upload URL is the upload id. */
@@ -116,13 +134,19 @@ function forgetTusFingerprint(uploadUrl: string): void {
  * Resumable upload of one file at a time with tus-js-client. The page's own record of the upload
  * lives in localStorage (see pending-upload.ts) so a reload can offer to resume; tus-js-client's
  * fingerprint storage finds the server-side upload when the same file is chosen again.
+ * `onRefused` hears a 401 (no or a wrong API token) with the server's code.
  */
-export function useTusUpload(onDatasetCreated: (datasetId: string) => void): TusUploadController {
+export function useTusUpload(
+  onDatasetCreated: (datasetId: string) => void,
+  onRefused: (code: string, message: string) => void = () => undefined,
+): TusUploadController {
   const [view, setView] = useState<UploadView>(IDLE)
   const [interrupted, setInterrupted] = useState<PendingUpload | null>(() => loadPendingUpload(localStorage))
   const uploadRef = useRef<Upload | null>(null)
   const onCreatedRef = useRef(onDatasetCreated)
   onCreatedRef.current = onDatasetCreated
+  const onRefusedRef = useRef(onRefused)
+  onRefusedRef.current = onRefused
 
   useEffect(
     () => () => {
@@ -226,7 +250,16 @@ export function useTusUpload(onDatasetCreated: (datasetId: string) => void): Tus
       },
       onError(err) {
         uploadRef.current = null
-        setView((v) => ({ ...v, phase: 'failed', error: describeUploadError(err) }))
+        const { unauthorised, ...error } = describeUploadError(err)
+        setView((v) => ({ ...v, phase: 'failed', error }))
+        if (unauthorised) {
+          onRefusedRef.current(error.code, error.message)
+          // Refused at creation: nothing is on the server, so there is nothing to resume.
+          if (record.uploadUrl === null) {
+            clearPendingUpload(localStorage)
+            return
+          }
+        }
         // The server keeps what it received: offer the same resume path as after a reload.
         setInterrupted(loadPendingUpload(localStorage))
       },

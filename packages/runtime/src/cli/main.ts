@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { CodebookError } from '../errors.ts'
 import { registerBenchCollective } from './commands/bench-collective.ts'
 import { registerBenchKmeans } from './commands/bench-kmeans.ts'
+import { registerColumnStats } from './commands/column-stats.ts'
 import { registerConvert } from './commands/convert.ts'
 import { registerEvaluate } from './commands/evaluate.ts'
 import { registerHog } from './commands/hog.ts'
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerTopology(program)
   registerSimulate(program)
   registerEvaluate(program)
+  registerColumnStats(program)
   return program
 }
 
@@ -54,4 +56,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`codebook: unexpected failure: ${(err as Error).stack ?? String(err)}\n`)
     return 1
   }
+}
+
+/**
+ * `codebook kmeans --json | head -1`: once the reader has gone, further writes fail with EPIPE.
+ * Like `yes | head`, the CLI then stops quietly with code 0 instead of printing a stack trace;
+ * its workers see their control connection close and exit too.
+ */
+export function exitQuietlyWhenStdoutCloses(stdout: NodeJS.WriteStream = process.stdout): void {
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit(0)
+  })
 }

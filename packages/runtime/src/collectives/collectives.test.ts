@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CollectiveOutcome, type CollectiveSpec, memberInput } from '../job/collective-task.ts'
-import type { ControlMessage } from '../job/control-channel.ts'
-import { spawnLocalWorker } from '../job/spawn.ts'
-import { WorkerPool } from '../job/worker-pool.ts'
+import { type CollectiveOutcome, type CollectiveSpec, memberInput } from '../framework/collective-task.ts'
+import { spawnLocalWorker } from '../framework/spawn.ts'
+import type { WorkerReply } from '../framework/worker-pool.ts'
+import { WorkerPool } from '../framework/worker-pool.ts'
 import { chainOrder } from '../topology/chain-order.ts'
 import { broadcastAlgorithms } from './broadcast/index.ts'
 import { sha256 } from './pattern.ts'
@@ -190,7 +190,7 @@ describe('fault tolerance', () => {
       message: expect.stringContaining('members 2'),
     })
     expect(member!.status).toBe('fulfilled')
-    const o = (member as PromiseFulfilledResult<ControlMessage>).value.body.result as CollectiveOutcome
+    const o = (member as PromiseFulfilledResult<WorkerReply>).value.result as CollectiveOutcome
     expect(o.hash).toBe(sha256(memberInput(s, 0)))
   })
 
@@ -220,7 +220,7 @@ describe('fault tolerance', () => {
         res.status,
         `member ${ranks.indexOf(live[i]!)}: ${String((res as PromiseRejectedResult).reason)}`,
       ).toBe('fulfilled')
-      const o = (res as PromiseFulfilledResult<ControlMessage>).value.body.result as CollectiveOutcome
+      const o = (res as PromiseFulfilledResult<WorkerReply>).value.result as CollectiveOutcome
       expect(o.hash).toBe(expected)
       if (i === 0) expect(o.skipped).toEqual([2])
     })

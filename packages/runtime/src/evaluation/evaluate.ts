@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os'
 import { UsageError } from '../errors.ts'
 import { denseHogSet } from '../features/dense-hog-set.ts'
 import type { DenseHogParams } from '../features/hog.ts'
-import { type SpawnWorker, spawnLocalWorker } from '../job/spawn.ts'
-import { WorkerPool } from '../job/worker-pool.ts'
+import { type SpawnWorker, spawnLocalWorker } from '../framework/spawn.ts'
+import { WorkerPool } from '../framework/worker-pool.ts'
 import { kmeansPlusPlus } from '../kmeans/init/kmeans-plus-plus.ts'
 import { kernelFactory } from '../kmeans/kernel-registry.ts'
 import { createOrtKernel } from '../kmeans/kernels/ort-kernel.ts'
@@ -171,7 +171,7 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
         slots,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         seed: opts.seed ?? 1,
         kernel: opts.kernel ?? 'onnx',
         // Locally spawned workers share this machine: split its cores between every map task.

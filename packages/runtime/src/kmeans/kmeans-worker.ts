@@ -1,83 +1,23 @@
 import { availableParallelism } from 'node:os'
 import type { StageName } from '@codebook/shared'
-import { type BroadcastAlgorithm, broadcast } from '../collectives/broadcast/index.ts'
+import { broadcast } from '../collectives/broadcast/index.ts'
 import type { Group } from '../collectives/group.ts'
 import { blockBounds } from '../collectives/group.ts'
 import type { Partials } from '../collectives/regroup/partials.ts'
-import { type AggregationMode, combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
+import { combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
 import { openNpy } from '../formats/index.ts'
-import { asFloat32, bytesOf } from '../job/control-channel.ts'
-import type { ByteTotals } from '../transport/byte-counters.ts'
+import { asFloat32, bytesOf } from '../framework/control-channel.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
 import type { AccelState } from './accel/accel-state.ts'
 import { createHamerlyState } from './accel/hamerly.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
-import { type CentroidEncoding, decodeCentroids } from './encoding/centroid-encoding.ts'
+import { decodeCentroids } from './encoding/centroid-encoding.ts'
 import { type KernelFactory, kernelFactory as namedKernel } from './kernel-registry.ts'
 import type { AssignKernel, DistanceMatrixKernel } from './kernels/assign-kernel.ts'
-
-/** Where a worker's partition comes from: rows of a .npy file, or rows sent by the driver. */
-export type PartitionSpec = { kind: 'npy'; file: string; start: number; count: number } | { kind: 'inline' }
-
-/** The `kmeans-load` request. */
-export interface LoadRequest {
-  d: number
-  slots: number
-  /** Kernel name from the registry; ignored when the worker was given a kernel factory in-process. */
-  kernel?: string
-  /**
-   * Threads for each map task's kernel. The driver sets it when it spawned every worker on its
-   * own machine (cores ÷ workers); a worker that joined from elsewhere gives every task all its
-   * machine's cores (its tasks take turns, see `load`).
-   */
-  threadsPerTask?: number
-  /**
-   * Assignment algorithm of every map task (default `lloyd`). `hamerly` / `yinyang` keep a bounds
-   * state per task across iterations, using the task's kernel for dense passes when it can return
-   * distance blocks (the ONNX kernel); the driver resolves `auto` before loading.
-   */
-  algorithm?: KmeansAlgorithm
-  /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
-  k?: number
-  partition: PartitionSpec
-}
-
-/** The `kmeans-iterate` request: one iteration's ops and algorithms. */
-export interface IterateRequest {
-  iteration: number
-  k: number
-  d: number
-  /** Global ranks of all workers (group order), and the broadcast root as a group index. */
-  ranks: number[]
-  root: number
-  ops: { broadcast: number; shuffle: number; reduce: number; combine: number }
-  broadcast: { algorithm: BroadcastAlgorithm; order: number[]; ackWindowMs?: number }
-  aggregation: AggregationMode
-  /** Map tasks per group member. */
-  taskCounts: number[]
-  timeoutMs?: number
-  /** How the root's centroid blob is encoded (default float32); every worker decodes it after the broadcast. */
-  encoding?: CentroidEncoding
-}
-
-/** What a worker reports after an iteration (the root also returns the combined sums and counts as blobs). */
-export interface IterateResult {
-  rank: number
-  points: number
-  stages: Record<StageName, { ms: number; bytes: ByteTotals }>
-  inertia: number
-  reassigned: number
-  sparseMessages: number
-  denseMessages: number
-  skipped: number[]
-  /** Point–centroid distances the map tasks evaluated (n·k per task for Lloyd; fewer once bounds prune). */
-  distancesEvaluated: number
-  /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
-  maxRssBytes: number
-}
+import type { IterateRequest, IterateResult, LoadRequest } from './kmeans-messages.ts'
 
 interface MapTask {
   points: Float32Array

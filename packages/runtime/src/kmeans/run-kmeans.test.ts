@@ -4,8 +4,8 @@ import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
 import { createPartials, encodedBytes } from '../collectives/regroup/partials.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
-import { spawnLocalWorker } from '../job/spawn.ts'
-import { WorkerPool } from '../job/worker-pool.ts'
+import { spawnLocalWorker } from '../framework/spawn.ts'
+import { WorkerPool } from '../framework/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import {
   encodedBytes as centroidBytes,
@@ -69,7 +69,7 @@ function options(over: Partial<KmeansRunOptions> = {}): KmeansRunOptions {
     slots: SLOTS,
     broadcast: 'chain',
     chainOrder: 'topology',
-    aggregation: 'local',
+    aggregation: 'three-stage',
     seed: 3,
     now: () => performance.now(),
     ...over,
@@ -220,19 +220,22 @@ describe('K-means on the runtime', () => {
     expectClose(rest.centroids, whole.centroids, 1e-4)
   })
 
-  it('local aggregation cuts shuffle bytes by the slots per node, exactly as computed from the data', async () => {
-    const bytesOf = async (aggregation: 'direct' | 'local') => {
+  it('three-stage (the paper’s) cuts shuffle bytes by the slots per node and gathers the k × d result, exactly as computed from the data', async () => {
+    const stagesOf = async (aggregation: 'direct' | 'three-stage') => {
       const reports: IterationReport[] = []
       await runKmeans(pool, options({ aggregation, maxIterations: 1, onIteration: (r) => reports.push(r) }))
-      return reports[0]!.stages.shuffle.bytes
+      return reports[0]!.stages
     }
-    const direct = await bytesOf('direct')
-    const local = await bytesOf('local')
+    const direct = (await stagesOf('direct')).shuffle.bytes
+    const threeStage = await stagesOf('three-stage')
+    const local = threeStage.shuffle.bytes
     // Independent expectation: assign every vector by brute force, partition rows like the
     // driver (workers, then map tasks), and size every message the workers must send.
     const labels = assignReference(points, init, D).labels
     const rows = blockBounds(N, P)
     const blocks = blockBounds(K, P)
+    const all = createPartials(K, D)
+    for (let i = 0; i < N; i++) all.counts[labels[i]!] += 1
     let expectDirect = 0
     let expectLocal = 0
     for (let w = 0; w < P; w++) {
@@ -253,6 +256,11 @@ describe('K-means on the runtime', () => {
     expect(local).toBe(expectLocal)
     expect(direct / local).toBeGreaterThan(SLOTS * 0.8)
     expect(direct / local).toBeLessThanOrEqual(SLOTS)
+    // Stage 3, the gather at the root (worker 0): every other owner sends its reduced block of
+    // the k centroids' sums and counts.
+    let expectGather = 0
+    for (let j = 1; j < P; j++) expectGather += encodedBytes(all, blocks[j]!, blocks[j + 1]!)
+    expect(threeStage.combine.bytes).toBe(expectGather)
   })
 })
 

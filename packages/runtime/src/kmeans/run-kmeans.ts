@@ -4,13 +4,20 @@ import type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
-import { asFloat64, bytesOf } from '../job/control-channel.ts'
-import { WorkerLostError, type WorkerPool, WorkerRequestError } from '../job/worker-pool.ts'
+import { asFloat64, bytesOf } from '../framework/control-channel.ts'
+import { parseControl } from '../framework/protocol.ts'
+import {
+  WorkerLostError,
+  type WorkerPool,
+  type WorkerReply,
+  WorkerRequestError,
+} from '../framework/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import { type ChainOrderKind, chainOrder } from '../topology/chain-order.ts'
 import { chooseAlgorithm, type KmeansAlgorithm, type KmeansAlgorithmChoice } from './algorithm.ts'
 import { type CentroidEncoding, encodeCentroids, encodedBytes } from './encoding/centroid-encoding.ts'
-import type { IterateRequest, IterateResult, LoadRequest } from './kmeans-worker.ts'
+import { kmeansApplication } from './kmeans-app.ts'
+import { type IterateRequest, IterateResult, type LoadRequest } from './kmeans-messages.ts'
 import { shouldStop, updateCentroids } from './update-centroids.ts'
 
 /** The vectors to cluster: a .npy file every worker reads its rows from, or rows in memory sent to workers. */
@@ -129,7 +136,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       k,
       partition,
     }
-    await pool.request(rank, { type: 'kmeans-load', ...req }, blobs)
+    await pool.call(rank, kmeansApplication, { type: 'load', ...req }, blobs)
   }
   await Promise.all(ranks.map(load))
 
@@ -203,7 +210,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
         const settled = await Promise.allSettled(
           ranks.map((r) =>
             pool
-              .request(r, { type: 'kmeans-iterate', ...req }, r === 0 ? [blob] : [])
+              .call(r, kmeansApplication, { type: 'iterate', ...req }, r === 0 ? [blob] : [])
               .catch((err: unknown) => {
                 abortAll()
                 throw err
@@ -212,12 +219,10 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
         )
         const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as Error] : []))
         if (errors.length === 0) {
-          const replies = settled.map(
-            (s) => (s as PromiseFulfilledResult<Awaited<ReturnType<WorkerPool['request']>>>).value,
-          )
+          const replies = settled.map((s) => (s as PromiseFulfilledResult<WorkerReply>).value)
           const root = replies[0]!
           done = {
-            results: replies.map((m) => m.body.result as IterateResult),
+            results: replies.map((m) => parseControl(IterateResult, m.result, 'kmeans iterate result')),
             sums: asFloat64(root.blobs[0]!),
             counts: asFloat64(root.blobs[1]!),
           }

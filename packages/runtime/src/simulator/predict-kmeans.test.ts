@@ -18,8 +18,8 @@ const block = (k / p) * (d + 1) * 8 // 80,000 bytes
 const base = { n: 60_000, d, k, broadcast: 'chain', chunkBytes: 1 << 19 } as const
 
 describe('predictKmeansIteration', () => {
-  it('local aggregation on one switch: the all-to-all takes (p − 1)·block·β, the gather the same', () => {
-    const r = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'local' })
+  it('three-stage aggregation on one switch: the all-to-all takes (p − 1)·block·β, the gather the same', () => {
+    const r = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'three-stage' })
     expect(r.nodes).toBe(p)
     expect(r.stages.regroup.seconds).toBeCloseTo((p - 1) * block * beta, 9)
     expect(r.stages.regroup.bytes).toBe(p * (p - 1) * block)
@@ -33,7 +33,7 @@ describe('predictKmeansIteration', () => {
     const slots = 3
     const direct = predictKmeansIteration(oneSwitch(p, slots), { ...base, aggregation: 'direct' })
     expect(direct.stages.regroup.seconds).toBeCloseTo(slots * (p - 1) * block * beta, 9)
-    const three = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'three-stage' })
+    const three = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'ring' })
     expect(three.stages.regroup.seconds).toBeCloseTo((p - 1) * block * beta, 9)
     expect(three.stages.combine.seconds).toBeCloseTo((p - 1) * block * beta, 9)
     const ar = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'allreduce' })
@@ -45,13 +45,13 @@ describe('predictKmeansIteration', () => {
     const gflops = 7
     const r = predictKmeansIteration(oneSwitch(p, 4), {
       ...base,
-      aggregation: 'local',
+      aggregation: 'three-stage',
       mapGflopsPerSlot: gflops,
       slots: 2,
     })
     expect(r.slots).toEqual([2, 2, 2, 2, 2, 2])
     expect(r.stages.map.seconds).toBeCloseTo(((base.n / p) * k * d * 2) / (2 * gflops * 1e9), 12)
-    const def = predictKmeansIteration(oneSwitch(p, 4), { ...base, aggregation: 'local' })
+    const def = predictKmeansIteration(oneSwitch(p, 4), { ...base, aggregation: 'three-stage' })
     expect(def.stages.map.seconds).toBeCloseTo(
       ((base.n / p) * k * d * 2) / (4 * DEFAULT_MAP_GFLOPS_PER_SLOT * 1e9),
       12,
@@ -67,14 +67,14 @@ describe('predictKmeansIteration', () => {
   it('across racks, thin uplinks slow the all-to-all and carry the cross-rack blocks', () => {
     const t = generateTopology({ racks: 2, nodesPerRack: 3, nodeGbps: 1, uplinkGbps: 1 })
     for (const r of t.sites[0]!.racks) r.latencyUs = 0
-    const r = predictKmeansIteration(t, { ...base, aggregation: 'local' })
+    const r = predictKmeansIteration(t, { ...base, aggregation: 'three-stage' })
     // 3 × 3 blocks cross each way; one uplink carries 9 blocks: 9·block·β > 5·block·β (NIC bound).
     expect(r.stages.regroup.crossRackBytes).toBe(2 * 9 * block)
     expect(r.stages.regroup.seconds).toBeCloseTo(9 * block * beta, 9)
   })
 
   it('handles fewer centroids than nodes (empty blocks) in every mode', () => {
-    for (const aggregation of ['local', 'direct', 'three-stage', 'allreduce'] as const) {
+    for (const aggregation of ['three-stage', 'direct', 'ring', 'allreduce'] as const) {
       const r = predictKmeansIteration(oneSwitch(p), { ...base, k: 3, aggregation })
       // 3 non-empty blocks of (d + 1)·8 bytes: every mode moves at least one block, finitely fast.
       expect(r.stages.regroup.seconds, aggregation).toBeGreaterThanOrEqual((d + 1) * 8 * beta * (1 - 1e-9))
@@ -83,11 +83,11 @@ describe('predictKmeansIteration', () => {
   })
 
   it('rejects bad sizes and too many nodes with coded errors', () => {
-    expect(() => predictKmeansIteration(oneSwitch(2), { ...base, k: 0, aggregation: 'local' })).toThrow(
+    expect(() => predictKmeansIteration(oneSwitch(2), { ...base, k: 0, aggregation: 'three-stage' })).toThrow(
       expect.objectContaining({ code: 'BAD_OPTION' }),
     )
-    expect(() => predictKmeansIteration(oneSwitch(2), { ...base, nodes: 3, aggregation: 'local' })).toThrow(
-      expect.objectContaining({ code: 'SIM_TOO_MANY_NODES' }),
-    )
+    expect(() =>
+      predictKmeansIteration(oneSwitch(2), { ...base, nodes: 3, aggregation: 'three-stage' }),
+    ).toThrow(expect.objectContaining({ code: 'SIM_TOO_MANY_NODES' }))
   })
 })

@@ -1,12 +1,13 @@
 import type { Dataset, DatasetPreview } from '@codebook/shared'
 import { useLocation } from 'wouter'
-import { useDataset, useDatasetPreview, useDeleteDataset } from '../../api/queries.ts'
+import { useDataset, useDatasetPreview, useDeleteDataset, useRuns } from '../../api/queries.ts'
 import { DimensionRangeChart } from '../../charts/dimension-range-chart.tsx'
 import { NormHistogramChart } from '../../charts/norm-histogram-chart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatCard } from '../../components/stat-card.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
+import { datasetDeleteQuestion } from '../../datasets/delete-confirm.ts'
 import {
   decimalsFor,
   formatBytes,
@@ -69,8 +70,9 @@ function DetailHeader(props: { dataset: Dataset }) {
   const d = props.dataset
   const [, navigate] = useLocation()
   const remove = useDeleteDataset()
+  const runs = useRuns()
   function onDelete() {
-    if (!window.confirm(`Delete dataset “${d.name}” and its files? This cannot be undone.`)) return
+    if (!window.confirm(datasetDeleteQuestion(d, runs.data ?? []))) return
     remove.mutate(d.id, { onSuccess: () => navigate('/datasets') })
   }
   return (

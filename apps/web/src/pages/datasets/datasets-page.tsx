@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useState } from 'react'
 import { queryKeys, useDatasets } from '../../api/queries.ts'
+import { useTokenStatusStore } from '../../components/token-banner.tsx'
 import { useTusUpload } from '../../upload/use-tus-upload.ts'
 import { DatasetTable } from './dataset-table.tsx'
 import { UploadPanel } from './upload-panel.tsx'
@@ -16,7 +17,8 @@ export function DatasetsPage() {
     },
     [queryClient],
   )
-  const upload = useTusUpload(onDatasetCreated)
+  const tokenStatus = useTokenStatusStore()
+  const upload = useTusUpload(onDatasetCreated, tokenStatus.reportRefusal)
   const datasets = useDatasets()
 
   return (

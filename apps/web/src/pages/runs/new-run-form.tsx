@@ -1,40 +1,58 @@
-import type { Dataset } from '@codebook/shared'
-import { type FormEvent, useState } from 'react'
-import { useLocation } from 'wouter'
-import { useCreateRun } from '../../api/queries.ts'
+import { type Dataset, runDefaults, type TopologySummary } from '@codebook/shared'
+import { type FormEvent, type ReactNode, useState } from 'react'
+import { useLocation, useSearch } from 'wouter'
+import { useCreateRun, useServerLimits } from '../../api/queries.ts'
+import { useTopologies } from '../../api/topology-queries.ts'
 import { formatCount } from '../../lib/format.ts'
-import { defaultRunForm, type RunFormValues, validateRunForm } from '../../runs/run-form.ts'
+import {
+  type RunFormValues,
+  runFormChoices,
+  runFormFromSearch,
+  validateRunForm,
+} from '../../runs/run-form.ts'
 
-type TextField = 'k' | 'maxIterations' | 'workers' | 'slots' | 'tol' | 'seed' | 'kernel'
+type TextField = 'k' | 'maxIterations' | 'workers' | 'slots' | 'tol' | 'seed'
 
-const TEXT_FIELDS: { name: TextField; label: string; hint?: string }[] = [
+const TEXT_FIELDS: { name: TextField; label: string }[] = [
   { name: 'k', label: 'k (centroids)' },
   { name: 'maxIterations', label: 'Max iterations' },
   { name: 'workers', label: 'Workers' },
   { name: 'slots', label: 'Slots per worker' },
   { name: 'tol', label: 'tol' },
   { name: 'seed', label: 'Seed' },
-  { name: 'kernel', label: 'Kernel', hint: 'onnx, reference, …' },
 ]
 
-const CHOICES = {
-  broadcast: ['chain', 'simple', 'mst', 'bucket'],
-  aggregation: ['local', 'direct', 'three-stage', 'allreduce'],
-  algorithm: ['lloyd', 'hamerly', 'yinyang', 'auto'],
-} as const
+const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
+  broadcast: 'Broadcast',
+  chainOrder: 'Chain order',
+  aggregation: 'Aggregation',
+  algorithm: 'Algorithm',
+}
 
-/** The "New run" form: ready datasets only, validated inline; a queued run opens its page. */
+/**
+ * The "New run" form: ready datasets only, saved topologies (with version), fixed choices as
+ * selects, every server limit checked at its field before submit; a queued run opens its page.
+ * `?topology=ID&version=N` in the address preselects a topology ("Run on this topology").
+ */
 export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
   const [, navigate] = useLocation()
+  const search = useSearch()
   const create = useCreateRun()
-  const [values, setValues] = useState<RunFormValues>(defaultRunForm)
+  const limits = useServerLimits()
+  const topologies = useTopologies()
+  const [values, setValues] = useState<RunFormValues>(() => runFormFromSearch(search))
   const [touched, setTouched] = useState(false)
   const ready = (props.datasets ?? []).filter((d) => d.status === 'ready')
   // Until the user picks one, the newest ready dataset is chosen.
   const datasetId = values.datasetId !== '' ? values.datasetId : (ready[0]?.id ?? '')
   const dataset = ready.find((d) => d.id === datasetId)
-  const result = validateRunForm({ ...values, datasetId }, dataset?.n ?? null)
+  const topology = topologies.data?.find((t) => t.id === values.topologyId)
+  const result = validateRunForm(
+    { ...values, datasetId },
+    { datasetN: dataset?.n ?? null, limits: limits.data ?? null, topology: topology ?? null },
+  )
   const errors = result.ok ? {} : result.errors
+  const kernels = limits.data?.kernels ?? [runDefaults.kernel]
 
   function set<K extends keyof RunFormValues>(key: K, value: RunFormValues[K]) {
     setValues((v) => ({ ...v, [key]: value }))
@@ -45,8 +63,15 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
     if (!result.ok) return
     create.mutate(result.input, { onSuccess: (run) => navigate(`/runs/${run.id}`) })
   }
-  // k is checked as typed (it depends on the dataset); other fields once the form was submitted.
-  const shown = (name: keyof RunFormValues) => (touched || name === 'k' ? errors[name] : undefined)
+  // As typed: the fields whose limit depends on the dataset, the server or the topology; the rest once submitted.
+  const live = new Set<keyof RunFormValues>(['k', 'workers', 'kernel', 'topologyVersion'])
+  const shown = (name: keyof RunFormValues) => (touched || live.has(name) ? errors[name] : undefined)
+  const fieldError = (name: keyof RunFormValues) =>
+    shown(name) && (
+      <span className="field-error" data-field-error={name}>
+        {shown(name)}
+      </span>
+    )
 
   return (
     <section className="card" aria-label="New run">
@@ -71,56 +96,161 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
                 </option>
               ))}
             </select>
-            {shown('datasetId') && <span className="field-error">{shown('datasetId')}</span>}
+            {fieldError('datasetId')}
           </div>
+          <TopologyFields
+            topologies={topologies.data}
+            values={values}
+            topology={topology}
+            onTopology={(id) => setValues((v) => ({ ...v, topologyId: id, topologyVersion: '' }))}
+            onVersion={(version) => set('topologyVersion', version)}
+            versionError={fieldError('topologyVersion')}
+          />
           {TEXT_FIELDS.map((f) => (
             <div className="field" key={f.name}>
               <label htmlFor={`run-${f.name}`}>{f.label}</label>
               <input
                 id={`run-${f.name}`}
                 name={f.name}
-                inputMode={f.name === 'tol' || f.name === 'kernel' ? 'text' : 'numeric'}
+                inputMode={f.name === 'tol' ? 'text' : 'numeric'}
                 value={values[f.name]}
-                placeholder={f.hint}
                 aria-invalid={shown(f.name) ? true : undefined}
                 onChange={(e) => set(f.name, e.target.value)}
               />
-              {shown(f.name) && <span className="field-error">{shown(f.name)}</span>}
+              {fieldError(f.name)}
             </div>
           ))}
-          {(Object.keys(CHOICES) as (keyof typeof CHOICES)[]).map((name) => (
-            <div className="field" key={name}>
-              <label htmlFor={`run-${name}`}>{name[0]?.toUpperCase() + name.slice(1)}</label>
-              <select
-                id={`run-${name}`}
-                name={name}
-                value={values[name]}
-                onChange={(e) => set(name, e.target.value as never)}
-              >
-                {CHOICES[name].map((c) => (
-                  <option key={c} value={c}>
-                    {c}
-                  </option>
-                ))}
-              </select>
-            </div>
+          <SelectField
+            name="kernel"
+            label="Kernel"
+            value={values.kernel}
+            // A value the server does not list (it changed) stays visible, with the field's error.
+            choices={kernels.includes(values.kernel) ? kernels : [values.kernel, ...kernels]}
+            invalid={!!shown('kernel')}
+            onChange={(v) => set('kernel', v)}
+            error={fieldError('kernel')}
+          />
+          {(Object.keys(runFormChoices) as (keyof typeof runFormChoices)[]).map((name) => (
+            <SelectField
+              key={name}
+              name={name}
+              label={CHOICE_LABELS[name]}
+              value={values[name]}
+              choices={runFormChoices[name]}
+              onChange={(v) => set(name, v as never)}
+            />
           ))}
         </div>
         <div className="run-form-actions">
           <button
             type="submit"
             className="btn btn-primary"
-            disabled={create.isPending || ready.length === 0 || (touched && !result.ok) || !!errors.k}
+            disabled={create.isPending || ready.length === 0 || (touched && !result.ok)}
           >
             {create.isPending ? 'Starting…' : 'Start run'}
           </button>
           {dataset && (
             <span className="muted">
               {dataset.name}: n = {formatCount(dataset.n)}, so 1 ≤ k ≤ {formatCount(dataset.n)}
+              {limits.data && ` · at most ${limits.data.maxWorkersPerRun} workers on this server`}
             </span>
           )}
         </div>
       </form>
     </section>
+  )
+}
+
+/** One labelled select of fixed choices, with its field error. */
+function SelectField(props: {
+  name: keyof RunFormValues
+  label: string
+  value: string
+  choices: readonly string[]
+  invalid?: boolean
+  onChange: (value: string) => void
+  error?: ReactNode
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={`run-${props.name}`}>{props.label}</label>
+      <select
+        id={`run-${props.name}`}
+        name={props.name}
+        value={props.value}
+        aria-invalid={props.invalid || undefined}
+        onChange={(e) => props.onChange(e.target.value)}
+      >
+        {props.choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+      {props.error}
+    </div>
+  )
+}
+
+/** Topology and version selects: none (one rack) or a saved topology, latest or a pinned version. */
+function TopologyFields(props: {
+  topologies: TopologySummary[] | undefined
+  values: RunFormValues
+  topology: TopologySummary | undefined
+  onTopology: (id: string) => void
+  onVersion: (version: string) => void
+  versionError: ReactNode
+}) {
+  const { values, topology } = props
+  // A preselected id that is not (or not yet) in the list still shows, so it is not silently dropped.
+  const unknown = values.topologyId !== '' && topology === undefined
+  const versions = topology
+    ? Array.from({ length: topology.latestVersion }, (_, i) => topology.latestVersion - i)
+    : []
+  return (
+    <>
+      <div className="field field-wide">
+        <label htmlFor="run-topology">Topology</label>
+        <select
+          id="run-topology"
+          name="topologyId"
+          value={values.topologyId}
+          onChange={(e) => props.onTopology(e.target.value)}
+        >
+          <option value="">None — every worker on one rack</option>
+          {unknown && (
+            <option value={values.topologyId}>
+              {values.topologyId.slice(0, 8)} ({props.topologies ? 'not found' : 'loading…'})
+            </option>
+          )}
+          {props.topologies?.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name} — v{t.latestVersion}, {formatCount(t.nodes)} nodes in {formatCount(t.racks)} racks
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="run-topology-version">Version</label>
+        <select
+          id="run-topology-version"
+          name="topologyVersion"
+          value={values.topologyVersion}
+          disabled={values.topologyId === ''}
+          onChange={(e) => props.onVersion(e.target.value)}
+        >
+          <option value="">{topology ? `latest (v${topology.latestVersion})` : 'latest'}</option>
+          {versions.map((v) => (
+            <option key={v} value={String(v)}>
+              v{v}
+            </option>
+          ))}
+          {values.topologyVersion !== '' && !versions.includes(Number(values.topologyVersion)) && (
+            <option value={values.topologyVersion}>v{values.topologyVersion}</option>
+          )}
+        </select>
+        {props.versionError}
+      </div>
+    </>
   )
 }

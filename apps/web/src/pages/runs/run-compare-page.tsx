@@ -3,12 +3,12 @@ import { useQueries } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
 import { Link, useSearch } from 'wouter'
 import { getRun, listRunEvents } from '../../api/client.ts'
-import { isRunActive, queryKeys } from '../../api/queries.ts'
+import { isRunActive, queryKeys, useDatasets } from '../../api/queries.ts'
 import { type CompareCurve, compareColors, RunCompareChart } from '../../charts/run-compare-chart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatCount } from '../../lib/format.ts'
-import { compareLabel, parseCompareIds } from '../../runs/run-compare.ts'
+import { compareLabel, datasetMismatchWarning, parseCompareIds } from '../../runs/run-compare.ts'
 import { RunLive } from '../../runs/run-live.ts'
 import { formatInertia } from './run-format.ts'
 import './runs.css'
@@ -40,6 +40,13 @@ export function RunComparePage() {
     })),
   })
   const loaded = results.flatMap((r) => (r.data ? [r.data] : []))
+  const datasets = useDatasets()
+  const mismatch = datasets.data
+    ? datasetMismatchWarning(
+        loaded.map((l) => l.run),
+        new Map(datasets.data.map((d) => [d.id, d.name])),
+      )
+    : null
   const failed = results.flatMap((r, i) => (r.error ? [{ id: ids[i], error: r.error }] : []))
 
   // `loaded` is a new array every render; its data change only with a fetch.
@@ -91,6 +98,11 @@ export function RunComparePage() {
         <div className="card empty">
           <strong>Pick two or more runs to compare.</strong>
           <Link href="/runs">Select them in the runs table</Link>
+        </div>
+      )}
+      {mismatch && (
+        <div className="notice notice-warning" role="status" data-testid="compare-dataset-warning">
+          {mismatch}
         </div>
       )}
       {failed.map((f) => (

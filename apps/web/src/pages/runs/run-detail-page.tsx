@@ -1,7 +1,6 @@
 import { type Run, vocabularyExportFormats } from '@codebook/shared'
 import { useMemo } from 'react'
-import { Link } from 'wouter'
-import { isRunActive, useCancelRun, useDatasets, useRun } from '../../api/queries.ts'
+import { isRunActive, useCancelRun, useRun } from '../../api/queries.ts'
 import { RunInertiaChart } from '../../charts/run-inertia-chart.tsx'
 import { RunStageChart } from '../../charts/run-stage-chart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
@@ -11,9 +10,11 @@ import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatCount, formatDateTime, formatDuration } from '../../lib/format.ts'
 import { progressView } from '../../runs/run-live.ts'
 import { isRunResumable, useResumeRun } from '../../runs/run-mutations.ts'
+import { runStopReason } from '../../runs/run-outcome.ts'
 import { useRunEvents, useThrottled } from '../../runs/use-run-events.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
 import { RunLogPanel } from './run-log-panel.tsx'
+import { RunSources } from './run-sources.tsx'
 import { useNow } from './runs-page.tsx'
 import { WorkerTable } from './worker-table.tsx'
 import './runs.css'
@@ -63,7 +64,7 @@ export function RunDetailPage(props: { id: string }) {
   const lastInertia = live.inertia.at(live.count - 1)
   const lastFraction = live.distanceFraction.at(live.count - 1)
   // A run that stopped before maxIterations on its tol rule is complete, not 54 % done.
-  const converged = r.status === 'succeeded' && lastIteration < r.params.maxIterations
+  const converged = runStopReason({ ...r, iteration: lastIteration }) === 'converged'
 
   return (
     <div className="page">
@@ -180,8 +181,6 @@ function RunHeader(props: { run: Run }) {
   const r = props.run
   const cancel = useCancelRun()
   const resume = useResumeRun()
-  const datasets = useDatasets()
-  const dataset = datasets.data?.find((d) => d.id === r.datasetId)
   return (
     <header className="page-header">
       <div>
@@ -189,8 +188,7 @@ function RunHeader(props: { run: Run }) {
           Run <span className="num">{r.id.slice(0, 8)}</span> <StatusBadge status={r.status} />
         </h1>
         <p className="page-subtitle">
-          <Link href={`/datasets/${r.datasetId}`}>{dataset?.name ?? r.datasetId}</Link> · k = {r.params.k} ·
-          created {formatDateTime(r.createdAt)}
+          <RunSources run={r} /> · k = {r.params.k} · created {formatDateTime(r.createdAt)}
         </p>
       </div>
       <div className="run-actions">
@@ -234,6 +232,10 @@ function Params(props: { run: Run }) {
     ['algorithm', p.algorithm],
     ['kernel', p.kernel],
     ['seed', p.seed],
+    [
+      'topology',
+      p.topologyId === undefined ? 'none' : `${p.topologyId.slice(0, 8)} v${p.topologyVersion ?? 'latest'}`,
+    ],
   ]
   return (
     <dl className="params">

@@ -1,4 +1,5 @@
 import { memo, useEffect, useRef, useState } from 'react'
+import { logLinePositions } from '../../runs/log-lines.ts'
 import type { RunLogLine } from '../../runs/run-live.ts'
 
 /** Height of one log row, px (fixed: the list is virtualised by arithmetic, not measurement). */
@@ -19,9 +20,10 @@ export const RunLogPanel = memo(function RunLogPanel(props: { lines: readonly Ru
   const [follow, setFollow] = useState(true)
   const [level, setLevel] = useState<'all' | 'warn'>('all')
 
-  const shown = level === 'all' ? null : lines.slice(0, count).filter((l) => l.level !== 'info')
+  // Filtered: the positions in the whole log of the lines kept, so a line keeps its number.
+  const shown = level === 'all' ? null : logLinePositions(lines, count, (l) => l.level !== 'info')
   const total = shown ? shown.length : count
-  const at = (i: number) => (shown ? shown[i] : lines[i])
+  const positionOf = (row: number) => (shown ? (shown[row] ?? -1) : row)
 
   useEffect(() => {
     const box = boxRef.current
@@ -41,7 +43,8 @@ export const RunLogPanel = memo(function RunLogPanel(props: { lines: readonly Ru
   const last = Math.min(total, Math.ceil((scrollTop + height) / ROW_PX) + OVERSCAN)
   const rows = []
   for (let i = first; i < last; i++) {
-    const line = at(i)
+    const position = positionOf(i)
+    const line = lines[position]
     if (!line) continue
     rows.push(
       <div
@@ -50,7 +53,10 @@ export const RunLogPanel = memo(function RunLogPanel(props: { lines: readonly Ru
         style={{ top: i * ROW_PX, height: ROW_PX }}
         data-level={line.level}
       >
-        <span className="log-seq num">#{line.seq}</span>
+        {/* The line's number in the log (1, 2, 3…); the event seq also counts iterations, so it skips. */}
+        <span className="log-seq num" title={`event ${line.seq}`}>
+          {position + 1}
+        </span>
         <span className="log-level">{line.level}</span>
         <span className="log-message">{line.message}</span>
       </div>,

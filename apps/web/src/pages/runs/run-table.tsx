@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatDateTime, formatDuration } from '../../lib/format.ts'
+import { runStopReason } from '../../runs/run-outcome.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
 
 /** The runs table, newest first; a row opens the run page, its checkbox selects it for comparison. */
@@ -67,11 +68,23 @@ export function RunTable(props: {
               <td>
                 <div className="cell-status">
                   <StatusBadge status={r.status} />
+                  {runStopReason(r) === 'converged' && (
+                    <span className="code-tag tag-converged" title="Stopped on tol before max iterations">
+                      converged
+                    </span>
+                  )}
                   {r.error && <span className="code-tag">{r.error.code}</span>}
                 </div>
               </td>
               <td>
-                {names.get(r.datasetId) ?? <span className="muted num">{r.datasetId.slice(0, 8)}</span>}
+                {names.get(r.datasetId) ??
+                  (props.datasets ? (
+                    <span className="muted" title={`dataset ${r.datasetId} was deleted`}>
+                      <span className="num">{r.datasetId.slice(0, 8)}</span> (deleted)
+                    </span>
+                  ) : (
+                    <span className="muted num">{r.datasetId.slice(0, 8)}</span>
+                  ))}
               </td>
               <td className="right num">{r.params.k}</td>
               <td>

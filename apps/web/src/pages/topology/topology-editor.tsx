@@ -1,6 +1,7 @@
 import type { Topology, TopologyRecord, TopologyTextFormat } from '@codebook/shared'
 import { useMutation } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
+import { Link } from 'wouter'
 import { renderTopologyText } from '../../api/topology-client.ts'
 import { useSaveTopology, useTopologyVersions } from '../../api/topology-queries.ts'
 import { canUndo, pushHistory, startHistory, undoHistory } from '../../topology/history.ts'
@@ -190,6 +191,16 @@ export function TopologyEditor(props: {
                 ))}
               </select>
             </div>
+          )}
+          {record && (
+            // The stored version shown, not the unsaved edits: a run pins a saved version.
+            <Link
+              href={`/runs?topology=${encodeURIComponent(record.id)}&version=${record.version}`}
+              className="btn"
+              title={dirty ? `Runs v${record.version} as saved, without the unsaved changes` : undefined}
+            >
+              Run on this topology
+            </Link>
           )}
         </div>
         <div className="topo-savebar">

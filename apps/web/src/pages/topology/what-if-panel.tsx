@@ -172,7 +172,7 @@ function KmeansWhatIf(props: { topology: Topology; valid: boolean }) {
   const [n, setN] = useState('1000000')
   const [d, setD] = useState('512')
   const [k, setK] = useState('1000')
-  const [aggregation, setAggregation] = useState<SimulatedAggregation>('local')
+  const [aggregation, setAggregation] = useState<SimulatedAggregation>('three-stage')
   const chosen = ready.find((x) => x.id === datasetId)
   const sim = useMutation({
     mutationFn: (input: { size: { datasetId: string } | { n: number; d: number }; k: number }) =>

@@ -5,7 +5,7 @@ import { type StageName, stageNames } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
-import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
+import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
 import { benchData } from '../../kmeans/bench-data.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
@@ -100,7 +100,7 @@ export async function runBenchKmeans(
         slots: o.slots,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         seed: o.seed,
         chunkBytes: DEFAULT_CHUNK_BYTES,
         kernel: o.kernel,

@@ -9,8 +9,8 @@ import {
   type VocabularyEvaluation,
 } from '../../evaluation/evaluate.ts'
 import type { LabelledImageSource } from '../../evaluation/labelled-images.ts'
-import type { SpawnWorker } from '../../job/spawn.ts'
-import { spawnLocalWorker } from '../../job/spawn.ts'
+import type { SpawnWorker } from '../../framework/spawn.ts'
+import { spawnLocalWorker } from '../../framework/spawn.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { intList, nonNegativeInt, positiveInt, positiveNumber } from './parse-options.ts'
 

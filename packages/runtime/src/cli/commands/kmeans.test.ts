@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { IterationReport, Topology } from '@codebook/shared'
+import { IterationReport, runDefaults, Topology } from '@codebook/shared'
+import { Command } from 'commander'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { decodeCentroids, encodeCentroids } from '../../kmeans/encoding/centroid-encoding.ts'
@@ -13,7 +14,7 @@ import { lloydReference } from '../../kmeans/lloyd-reference.ts'
 import { createRng } from '../../random/rng.ts'
 import { main } from '../main.ts'
 import type { CommandIo } from '../progress.ts'
-import { runKmeansCommand } from './kmeans.ts'
+import { registerKmeans, runKmeansCommand } from './kmeans.ts'
 
 let dir: string
 const n = 900
@@ -38,6 +39,25 @@ function collect(): CommandIo & { out: string[] } {
 }
 
 describe('codebook kmeans', () => {
+  it('takes its flag defaults from the shared runDefaults (as the server and the web form do)', () => {
+    const program = new Command()
+    registerKmeans(program, collect())
+    const cmd = program.commands.find((c) => c.name() === 'kmeans')!
+    const defaults = Object.fromEntries(cmd.options.map((o) => [o.attributeName(), o.defaultValue]))
+    expect(defaults).toMatchObject({
+      iterations: runDefaults.maxIterations,
+      tol: runDefaults.tol,
+      workers: runDefaults.workers,
+      slots: runDefaults.slots,
+      broadcast: runDefaults.broadcast,
+      chainOrder: runDefaults.chainOrder,
+      aggregation: runDefaults.aggregation,
+      algorithm: runDefaults.algorithm,
+      kernel: 'onnx',
+      seed: runDefaults.seed,
+    })
+  })
+
   it('--json prints one IterationReport per line, a done line, and writes the reference centroids to --out', async () => {
     const topo = join(dir, 'topo.json')
     const io = collect()
@@ -73,7 +93,7 @@ describe('codebook kmeans', () => {
         slots: 2,
         broadcast: 'chain',
         chainOrder: 'topology',
-        aggregation: 'three-stage',
+        aggregation: 'ring',
         topology: topo,
         seed: 1,
         chunkBytes: 64,
@@ -186,7 +206,7 @@ describe('codebook kmeans', () => {
         slots: 1,
         broadcast: 'chain',
         chainOrder: 'rank',
-        aggregation: 'local',
+        aggregation: 'three-stage',
         seed: 7,
         chunkBytes: 4096,
         kernel: 'reference',

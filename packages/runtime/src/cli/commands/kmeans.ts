@@ -1,12 +1,16 @@
 import { availableParallelism } from 'node:os'
-import type { IterationReport } from '@codebook/shared'
+import { type IterationReport, runDefaults } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
-import { type AggregationMode, aggregationModes } from '../../collectives/regroup/regroup.ts'
+import {
+  type AggregationMode,
+  aggregationModes,
+  parseAggregation,
+} from '../../collectives/regroup/regroup.ts'
 import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
-import { type SpawnWorker, spawnLocalWorker } from '../../job/spawn.ts'
-import { WorkerPool } from '../../job/worker-pool.ts'
+import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
+import { WorkerPool } from '../../framework/worker-pool.ts'
 import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
 import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
 import { sampleInitRows } from '../../kmeans/init/init-sample.ts'
@@ -20,6 +24,7 @@ import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order
 import { readTopology, workerRacks } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
+import { kmeansDataShape } from './kmeans-data.ts'
 import { byteSize, nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
 
 /** Options of `codebook kmeans`. */
@@ -130,9 +135,7 @@ export async function runKmeansCommand(
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<KmeansRunResult> {
-  const f = await openNpy(o.data)
-  const { n, d } = f
-  await f.close()
+  const { n, d } = await kmeansDataShape(o.data)
   const init = await initialCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
   const racks = workerRacks(topology, o.workers)
@@ -165,7 +168,7 @@ export async function runKmeansCommand(
     io.stdout.write(
       o.json
         ? `${JSON.stringify(done)}\n`
-        : `done: ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}${o.out ? `, centroids → ${o.out}` : ''}\n`,
+        : `done: ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}, ${o.out ? `centroids → ${o.out}` : 'centroids not written (add --out FILE.npy to keep them)'}\n`,
     )
     return result
   } finally {
@@ -184,27 +187,32 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
     )
     .requiredOption('--data <file>', 'vectors, n × d float32 or uint8 .npy')
     .option('--k <K>', 'number of centroids (k-means++ init, seeded)', positiveInt('--k'))
-    .option('--iterations <N>', 'maximum iterations', positiveInt('--iterations'), 20)
+    .option('--iterations <N>', 'maximum iterations', positiveInt('--iterations'), runDefaults.maxIterations)
     .option(
       '--tol <T>',
       'relative inertia change that stops the run; 0: until no reassignment',
       nonNegativeNumber('--tol'),
-      1e-4,
+      runDefaults.tol,
     )
-    .option('--workers <P>', 'worker processes', positiveInt('--workers'), 2)
-    .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), 1)
+    .option('--workers <P>', 'worker processes', positiveInt('--workers'), runDefaults.workers)
+    .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), runDefaults.slots)
     .addOption(
       new Option('--broadcast <algorithm>', 'centroid broadcast')
         .choices(broadcastAlgorithms)
-        .default('chain'),
+        .default(runDefaults.broadcast),
     )
     .addOption(
-      new Option('--chain-order <order>', 'chain order').choices(chainOrderKinds).default('topology'),
+      new Option('--chain-order <order>', 'chain order')
+        .choices(chainOrderKinds)
+        .default(runDefaults.chainOrder),
     )
     .addOption(
-      new Option('--aggregation <mode>', 'shuffle/reduce aggregation')
-        .choices(aggregationModes)
-        .default('local'),
+      new Option(
+        '--aggregation <mode>',
+        `shuffle/reduce aggregation: ${aggregationModes.join(', ')} (three-stage = the Map-Collective paper's: local merge, all-to-all by block, gather; ring = ring reduce-scatter, then gather; the old name local = three-stage)`,
+      )
+        .argParser(parseAggregation)
+        .default(runDefaults.aggregation),
     )
     .option(
       '--topology <file>',
@@ -220,7 +228,7 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
         'map-task assignment: lloyd, exact hamerly / yinyang bounds, or auto (lloyd for k < 64, else hamerly: fastest measured on clustered data up to k = 2,500)',
       )
         .choices(kmeansAlgorithmChoices)
-        .default('lloyd'),
+        .default(runDefaults.algorithm),
     )
     .addOption(
       new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')
@@ -231,7 +239,7 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       '--seed <S>',
       'seed of the init, random chain order and empty-cluster splits',
       nonNegativeInt('--seed'),
-      1,
+      runDefaults.seed,
     )
     .option(
       '--chunk-bytes <B>',
@@ -239,7 +247,11 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       byteSize('--chunk-bytes'),
       DEFAULT_CHUNK_BYTES,
     )
-    .option('--kernel <name>', `assignment kernel: ${kernelNames().join(' | ')}`, 'reference')
+    .option(
+      '--kernel <name>',
+      `assignment kernel: ${kernelNames().join(' | ')} (onnx: BLAS speed)`,
+      runDefaults.kernel,
+    )
     .option('--out <file>', 'write the final centroids (k × d float32 .npy)')
     .option('--json', 'one JSON object per iteration, then {"done":true,…}')
     .action(async (o: KmeansCommandOptions) => {

@@ -118,7 +118,7 @@ describe('codebook simulate kmeans', () => {
       d: 127,
       k: 2400,
       broadcast: 'chain',
-      aggregation: 'local',
+      aggregation: 'three-stage',
     })
     expect(r.slots).toEqual(Array(8).fill(4))
     expect(Object.keys(r.stages)).toEqual(['broadcast', 'map', 'regroup', 'combine'])
@@ -126,7 +126,7 @@ describe('codebook simulate kmeans', () => {
       expect(Object.keys(s as object).sort()).toEqual(['bytes', 'crossRackBytes', 'messages', 'seconds'])
     // map: (n/p)·k·d·2 flops over 4 slots × 10 GFLOP/s.
     expect(r.stages.map.seconds).toBeCloseTo(((240000 / 8) * 2400 * 127 * 2) / (4 * 10e9), 9)
-    // local regroup: 8 × 7 blocks of 300 centroids × 128 float64.
+    // three-stage regroup: 8 × 7 blocks of 300 centroids × 128 float64.
     expect(r.stages.regroup.bytes).toBe(8 * 7 * 300 * 128 * 8)
     const sum =
       r.stages.broadcast.seconds + r.stages.map.seconds + r.stages.regroup.seconds + r.stages.combine.seconds

@@ -1,5 +1,9 @@
 import type { Command } from 'commander'
-import { type AggregationMode, aggregationModes } from '../../collectives/regroup/regroup.ts'
+import {
+  type AggregationMode,
+  aggregationModes,
+  parseAggregation,
+} from '../../collectives/regroup/regroup.ts'
 import type { BroadcastScheduleAlgorithm } from '../../collectives/schedules/broadcast-schedule.ts'
 import { UsageError } from '../../errors.ts'
 import { createRng } from '../../random/rng.ts'
@@ -254,9 +258,9 @@ export function registerSimulate(program: Command): void {
     )
     .option(
       '--aggregation <mode>',
-      `regroup aggregation: ${aggregationModes.join(', ')}`,
-      oneOf('--aggregation', aggregationModes),
-      'local',
+      `regroup aggregation: ${aggregationModes.join(', ')} (the old name local = three-stage)`,
+      parseAggregation,
+      'three-stage',
     )
     .option(
       '--map-gflops <G>',

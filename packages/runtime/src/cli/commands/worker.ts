@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
-import { parseHostPort } from '../../job/spawn.ts'
-import { runWorker } from '../../job/worker.ts'
+import { workerApplications } from '../../applications.ts'
+import { parseHostPort } from '../../framework/spawn.ts'
+import { runWorker } from '../../framework/worker.ts'
 
 /** Registers `codebook worker --join HOST:PORT [--rack R]`: a worker node started apart from the driver. */
 export function registerWorker(program: Command): void {
@@ -16,6 +17,7 @@ export function registerWorker(program: Command): void {
     .action(async (o: { join: string; rack?: string; host: string }) => {
       await runWorker({
         join: parseHostPort(o.join),
+        applications: workerApplications,
         rack: o.rack,
         host: o.host,
         now: () => performance.now(),

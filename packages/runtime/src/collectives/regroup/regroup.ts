@@ -5,17 +5,34 @@ import { blockBounds, type Group, groupIndex, recvFrom, sendTo } from '../group.
 import { addPartials, createPartials, encodeBlock, mergeBlock, type Partials } from './partials.ts'
 
 /**
- * How map outputs reach the reducers.
+ * How map outputs reach the reducers (the names of the Map-Collective paper).
  * - `direct`: every map task sends each reducer its block (the papers' "20 TB" case).
- * - `local`: the tasks of a node are merged first, then each node sends each reducer its block
- *   (all-to-all): bytes shrink by about the number of tasks per node.
- * - `three-stage`: local merge, then a ring reduce-scatter by centroid block (blocks are summed as
+ * - `three-stage`: the paper's 3-stage aggregation — (1) the tasks of a node are merged, (2)
+ *   each node sends each reducer its block (group-by partition across nodes, an all-to-all):
+ *   bytes shrink by about the tasks per node, (3) the reducers' blocks are gathered at the root.
+ * - `ring`: local merge, then a ring reduce-scatter by centroid block (blocks are summed as
  *   they travel, so each node sends p − 1 blocks whatever p), then a gather at the root.
  * - `allreduce`: local merge, then a ring all-reduce of the dense partials, so every node ends
  *   with every new centroid (no gather needed).
+ * Before 2026-11-25 `three-stage` named today's `ring` and `local` today's `three-stage`; stored
+ * runs were migrated, and `local` is still read as `three-stage` ({@link parseAggregation}).
  */
-export const aggregationModes = ['direct', 'local', 'three-stage', 'allreduce'] as const
+export const aggregationModes = ['direct', 'three-stage', 'ring', 'allreduce'] as const
 export type AggregationMode = (typeof aggregationModes)[number]
+
+/** Old names still accepted on input, and what they mean now. */
+export const legacyAggregations: Readonly<Record<string, AggregationMode>> = { local: 'three-stage' }
+
+/** An aggregation name as a user or an old record gives it: a mode, or a legacy alias of one. */
+export function parseAggregation(name: string): AggregationMode {
+  const mode = legacyAggregations[name] ?? name
+  if (!(aggregationModes as readonly string[]).includes(mode))
+    throw new CodebookError(
+      'AGGREGATION_UNKNOWN',
+      `unknown aggregation '${name}': use ${aggregationModes.join(', ')}`,
+    )
+  return mode as AggregationMode
+}
 
 /** Ops of one regroup: each stage has its own op id so its bytes are accounted separately. */
 export interface RegroupOps {
@@ -83,7 +100,7 @@ export async function regroup(
     }
   }
 
-  if (mode === 'direct' || mode === 'local') {
+  if (mode === 'direct' || mode === 'three-stage') {
     const senders = mode === 'direct' ? tasks : [mergeLocal()]
     const sends: Promise<void>[] = []
     for (let j = 0; j < p; j++) {

@@ -85,8 +85,8 @@ describe('regroupSchedule', () => {
   const bytes = [8, 8, 16, 16, 24]
   const slots = [1, 2, 3, 4, 5]
 
-  it('local: an all-to-all of blocks to their owners, then a gather at the driver', () => {
-    const { regroup, combine } = regroupSchedule('local', ring, bytes, slots)
+  it('three-stage: an all-to-all of blocks to their owners, then a gather at the driver', () => {
+    const { regroup, combine } = regroupSchedule('three-stage', ring, bytes, slots)
     expect(regroup).toEqual(allToAllSchedule(p, (_, to) => bytes[to]!))
     expect(regroup).toHaveLength(p * (p - 1))
     for (let j = 0; j < p; j++) expect([...known(regroup, j, j)].sort()).toEqual(all)
@@ -104,8 +104,8 @@ describe('regroupSchedule', () => {
     for (const s of regroup) expect(s.bytes).toBe(slots[s.from]! * bytes[s.to]!)
   })
 
-  it('three-stage gathers what each owner holds; allreduce needs no combine', () => {
-    const three = regroupSchedule('three-stage', ring, bytes, slots)
+  it('ring gathers what each owner holds; allreduce needs no combine', () => {
+    const three = regroupSchedule('ring', ring, bytes, slots)
     expect(three.regroup).toHaveLength(p * (p - 1))
     expect(three.combine.reduce((a, s) => a + s.bytes, 0) + (bytes[1] ?? 0)).toBe(
       bytes.reduce((a, b) => a + b, 0),

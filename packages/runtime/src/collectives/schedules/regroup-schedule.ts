@@ -143,12 +143,13 @@ export interface RegroupSchedules {
  * with centroid block b of `blockBytes[b]` bytes (dense partial sums, see
  * {@link partialBlockBytes}), mirroring `collectives/regroup/regroup.ts` (whose rings run in
  * rank order: pass `ring` = 0 … p − 1 to match it):
- * - `local`: each rank merges its map tasks' partials, then sends block j to owner j — an
- *   all-to-all of blocks; combine gathers block j from rank j at the driver.
+ * - `three-stage` (the paper's 3-stage aggregation): each rank merges its map tasks' partials,
+ *   then sends block j to owner j — an all-to-all of blocks; combine gathers block j from rank j
+ *   at the driver.
  * - `direct`: every map task sends its own block j to owner j, so rank i sends `slots[i]` blocks
  *   to each owner. They share one path and start together, so max-min sharing gives them the
  *   same rate: they are written as one send of `slots[i]` × the block (same finish time).
- * - `three-stage`: local merge, ring reduce-scatter by centroid block along `ring`, then gather.
+ * - `ring`: local merge, ring reduce-scatter by centroid block along `ring`, then gather.
  * - `allreduce`: ring reduce-scatter then ring all-gather; every rank ends with all centroids,
  *   so there is no combine. (The runtime's all-reduce cuts the flat sums-and-counts vector into
  *   p byte blocks rather than centroid blocks: the same bytes per step, ±1 centroid.)
@@ -163,7 +164,7 @@ export function regroupSchedule(
   if (blockBytes.length !== p || slots.length !== p)
     throw new UsageError('BAD_BLOCKS', `need one block and one slot count per rank (${p} ranks)`)
   const root = ring[0]!
-  if (mode === 'local' || mode === 'direct') {
+  if (mode === 'three-stage' || mode === 'direct') {
     const per = (from: number) => (mode === 'direct' ? slots[from]! : 1)
     return {
       regroup: allToAllSchedule(p, (from, to) => per(from) * blockBytes[to]!),

@@ -8,20 +8,21 @@ import type { PeerAddress } from '../transport/data-plane.ts'
 export type SpawnWorker = (args: string[]) => ChildProcess
 
 /**
- * The command that runs a worker process, chosen by how this module itself is running:
- * - from compiled JavaScript (dist/, the built `codebook` CLI): `node dist/job/worker-entry.js`;
+ * The command that runs a worker process, chosen by how this module itself is running. The entry
+ * (`src/worker-entry.ts`) sits outside the framework: it is where the applications are named.
+ * - from compiled JavaScript (dist/, the built `codebook` CLI): `node dist/worker-entry.js`;
  * - from TypeScript source (Vitest, `tsx`): `node --conditions=@codebook/source --import <tsx>
- *   src/job/worker-entry.ts`, so tests need no build. tsx is resolved from this package, so the
+ *   src/worker-entry.ts`, so tests need no build. tsx is resolved from this package, so the
  *   command works from any working directory.
  */
 export function workerCommand(): { command: string; args: string[] } {
   const self = fileURLToPath(import.meta.url)
   if (self.endsWith('.ts')) {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-    const entry = fileURLToPath(new URL('./worker-entry.ts', import.meta.url))
+    const entry = fileURLToPath(new URL('../worker-entry.ts', import.meta.url))
     return { command: process.execPath, args: ['--conditions=@codebook/source', '--import', tsx, entry] }
   }
-  return { command: process.execPath, args: [fileURLToPath(new URL('./worker-entry.js', import.meta.url))] }
+  return { command: process.execPath, args: [fileURLToPath(new URL('../worker-entry.js', import.meta.url))] }
 }
 
 /** The default {@link SpawnWorker}: a child process running {@link workerCommand}, stderr passed through. */

@@ -3,8 +3,10 @@ import { randomInt } from 'node:crypto'
 import net from 'node:net'
 import { CodebookError } from '../errors.ts'
 import { DEFAULT_CHUNK_BYTES, type PeerAddress } from '../transport/data-plane.ts'
+import type { Application } from './application.ts'
 import type { CollectiveOutcome, CollectiveSpec } from './collective-task.ts'
-import { ControlChannel, type ControlMessage } from './control-channel.ts'
+import { ControlChannel } from './control-channel.ts'
+import { parseControl, RegisterMessage, ReplyMessage, type Request } from './protocol.ts'
 import type { SpawnWorker } from './spawn.ts'
 
 /** Options of {@link WorkerPool.start}. */
@@ -32,7 +34,13 @@ interface WorkerRecord {
   addr: PeerAddress
   reportedRack: string | null
   alive: boolean
-  pending: Map<number, { resolve: (m: ControlMessage) => void; reject: (e: Error) => void }>
+  pending: Map<number, { resolve: (m: WorkerReply) => void; reject: (e: Error) => void }>
+}
+
+/** A worker's successful answer: the handler's result and its binary attachments. */
+export interface WorkerReply {
+  result: unknown
+  blobs: Uint8Array[]
 }
 
 /** A worker's control channel closed: the process died or the network dropped it. */
@@ -62,10 +70,7 @@ export class WorkerRequestError extends CodebookError {
  */
 export class WorkerPool {
   private readonly workers: WorkerRecord[] = []
-  private readonly waitingTokens = new Map<
-    string,
-    (ch: ControlChannel, body: ControlMessage['body']) => void
-  >()
+  private readonly waitingTokens = new Map<string, (ch: ControlChannel, hello: RegisterMessage) => void>()
   private readonly lostListeners: ((rank: number) => void)[] = []
   private nextId = 1
   private nextOp = 1
@@ -97,21 +102,24 @@ export class WorkerPool {
     })
     pool.address = { host, port: (server.address() as net.AddressInfo).port }
     opts.onListening?.(pool.address)
-    const external: { channel: ControlChannel; body: ControlMessage['body'] }[] = []
+    const external: { channel: ControlChannel; hello: RegisterMessage }[] = []
     let externalWake: () => void = () => {}
     server.on('connection', (socket) => {
       const channel = new ControlChannel(socket)
       let registered = false
       channel.onMessage((m) => {
-        if (registered || m.body.type !== 'register') return
+        if (registered) return
+        const hello = RegisterMessage.safeParse(m.body)
+        // Anything but a well-formed register from a stranger on the control port: drop it.
+        if (!hello.success) return channel.close()
         registered = true
-        const token = m.body.token as string | null
+        const token = hello.data.token
         const waiter = token ? pool.waitingTokens.get(token) : undefined
         if (waiter) {
           pool.waitingTokens.delete(token!)
-          waiter(channel, m.body)
+          waiter(channel, hello.data)
         } else {
-          external.push({ channel, body: m.body })
+          external.push({ channel, hello: hello.data })
           externalWake()
         }
       })
@@ -135,7 +143,7 @@ export class WorkerPool {
           })
         }
         for (let rank = 0; rank < p; rank++)
-          pool.adopt(rank, external[rank]!.channel, external[rank]!.body, null)
+          pool.adopt(rank, external[rank]!.channel, external[rank]!.hello, null)
       }
       pool.racks = Array.from(
         { length: p },
@@ -221,9 +229,9 @@ export class WorkerPool {
           ),
         )
       })
-      this.waitingTokens.set(token, (channel, body) => {
+      this.waitingTokens.set(token, (channel, hello) => {
         clearTimeout(timer)
-        this.adopt(rank, channel, body, child)
+        this.adopt(rank, channel, hello, child)
         resolve()
       })
     })
@@ -232,29 +240,34 @@ export class WorkerPool {
   private adopt(
     rank: number,
     channel: ControlChannel,
-    body: ControlMessage['body'],
+    hello: RegisterMessage,
     child: ChildProcess | null,
   ): void {
     const w: WorkerRecord = {
       rank,
       channel,
       child,
-      addr: { host: body.host as string, port: body.port as number },
-      reportedRack: (body.rack as string | null) ?? null,
+      addr: { host: hello.host, port: hello.port },
+      reportedRack: hello.rack,
       alive: true,
       pending: new Map(),
     }
     this.workers[rank] = w
     channel.onMessage((m) => {
-      if (m.body.type !== 'reply') return
-      const p = w.pending.get(m.body.id as number)
-      if (!p) return
-      w.pending.delete(m.body.id as number)
-      if (m.body.ok) p.resolve(m)
-      else {
-        const e = m.body.error as { code: string; message: string; ranks?: number[] }
-        p.reject(new WorkerRequestError(rank, e.code, e.message, e.ranks ?? []))
+      const reply = ReplyMessage.safeParse(m.body)
+      if (!reply.success) {
+        // A worker that breaks the protocol cannot be trusted with the rest of the job.
+        const err = new WorkerRequestError(rank, 'CONTROL_BAD_MESSAGE', 'sent a malformed reply')
+        for (const p of w.pending.values()) p.reject(err)
+        w.pending.clear()
+        return
       }
+      const r = reply.data
+      const p = w.pending.get(r.id)
+      if (!p) return
+      w.pending.delete(r.id)
+      if (r.ok) p.resolve({ result: r.result, blobs: m.blobs })
+      else p.reject(new WorkerRequestError(rank, r.error.code, r.error.message, r.error.ranks))
     })
     channel.onClose(() => {
       if (this.workers[rank] !== w) return
@@ -267,7 +280,7 @@ export class WorkerPool {
   }
 
   /** Sends a request to worker `rank` and resolves to its reply (rejects with the worker's coded error or WORKER_LOST). */
-  request(rank: number, body: ControlMessage['body'], blobs: Uint8Array[] = []): Promise<ControlMessage> {
+  request(rank: number, body: Request, blobs: Uint8Array[] = []): Promise<WorkerReply> {
     const w = this.workers[rank]
     if (!w?.alive) return Promise.reject(new WorkerLostError(rank))
     const id = this.nextId++
@@ -275,6 +288,24 @@ export class WorkerPool {
       w.pending.set(id, { resolve, reject })
       w.channel.send({ ...body, id }, blobs)
     })
+  }
+
+  /**
+   * Sends `message` to application `app` at worker `rank`, checked against the application's
+   * schema first (a bad message is a coded CONTROL_BAD_MESSAGE here, before it leaves).
+   */
+  call<M extends { type: string }, S>(
+    rank: number,
+    app: Application<M, S>,
+    message: M,
+    blobs: Uint8Array[] = [],
+  ): Promise<WorkerReply> {
+    try {
+      parseControl(app.messages, message, `${app.name} message`)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return this.request(rank, { type: 'app', app: app.name, message }, blobs)
   }
 
   /**
@@ -315,7 +346,7 @@ export class WorkerPool {
     const replies = await Promise.all(
       spec.ranks.map((r) => this.request(r, { type: 'collective', opId, spec })),
     )
-    return replies.map((m) => m.body.result as CollectiveOutcome)
+    return replies.map((m) => m.result as CollectiveOutcome)
   }
 
   /** Shuts every worker down, waits briefly for spawned processes to exit, and closes the listener. */

@@ -1,15 +1,17 @@
 import net from 'node:net'
 import { CodebookError } from '../errors.ts'
-import type { KernelFactory } from '../kmeans/kernel-registry.ts'
-import { type IterateRequest, KmeansWorkerState, type LoadRequest } from '../kmeans/kmeans-worker.ts'
 import { DataPlane, type PeerAddress } from '../transport/data-plane.ts'
-import { CollectiveSpec, runCollective } from './collective-task.ts'
+import type { Application, HandlerReply, WorkerContext } from './application.ts'
+import { runCollective } from './collective-task.ts'
 import { ControlChannel, type ControlMessage } from './control-channel.ts'
+import { parseControl, type RegisterMessage, type ReplyMessage, RequestMessage } from './protocol.ts'
 
 /** Options of {@link runWorker}; dependencies are passed in (STYLE §7). */
 export interface WorkerOptions {
   /** Driver control address. */
   join: PeerAddress
+  /** The applications this worker serves (the driver addresses them by name). */
+  applications: readonly Application[]
   /** Rack this worker reports (a topology given to the driver overrides it). */
   rack?: string
   /** Token the driver gave a worker it spawned, so it gets the rank it was spawned for. */
@@ -18,14 +20,12 @@ export interface WorkerOptions {
   host?: string
   /** Monotonic milliseconds. */
   now: () => number
-  /** Builds the assignment kernel of each map task (the reference kernel by default). */
-  kernelFactory?: KernelFactory
   connectAttempts?: number
 }
 
 /**
  * A worker node: registers with the driver over TCP, opens its data-plane listener, then serves
- * driver requests (set-up, collectives, K-means iterations) until told to shut down or the
+ * driver requests (set-up, collectives, application messages) until told to shut down or the
  * driver goes away. Resolves when the worker has stopped.
  */
 export async function runWorker(opts: WorkerOptions): Promise<void> {
@@ -36,16 +36,21 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const plane = new DataPlane({ rank: -1 })
   const addr = await plane.listen(host)
   const control = new ControlChannel(await connectWithRetry(opts.join, opts.connectAttempts ?? 40))
-  const kmeans = new KmeansWorkerState(opts.kernelFactory ?? null, opts.now)
+  const ctx: WorkerContext = { plane, racks: () => racks, now: opts.now }
+  const registry = new Map(opts.applications.map((app) => [app.name, app]))
+  // Each application's state, created at its first message and disposed at shutdown.
+  const states = new Map<string, unknown>()
+  const send = (reply: ReplyMessage, blobs: Uint8Array[] = []) => control.send(reply, blobs)
 
   const done = new Promise<void>((resolve) => {
     control.onClose(() => resolve())
     control.onMessage((m) => {
       handle(m).catch((err: unknown) => {
         const e = err as Error & { code?: string; ranks?: number[] }
-        control.send({
+        const id = typeof m.body.id === 'number' ? m.body.id : 0
+        send({
           type: 'reply',
-          id: m.body.id,
+          id,
           ok: false,
           error: { code: e.code ?? 'WORKER_FAILURE', message: e.message, ranks: e.ranks ?? [] },
         })
@@ -53,71 +58,74 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     })
   })
 
+  async function serveApplication(
+    name: string,
+    message: unknown,
+    blobs: Uint8Array[],
+  ): Promise<HandlerReply> {
+    const app = registry.get(name)
+    if (!app)
+      throw new CodebookError(
+        'APP_UNKNOWN',
+        `this worker serves no application '${name}' (it serves ${[...registry.keys()].join(', ') || 'none'})`,
+      )
+    const parsed = parseControl(app.messages, message, `${name} message`)
+    if (!states.has(name)) states.set(name, app.createState(ctx))
+    return app.handle(states.get(name), parsed, blobs, ctx)
+  }
+
   async function handle(m: ControlMessage): Promise<void> {
-    const b = m.body
-    const reply = (result: unknown = null, blobs: Uint8Array[] = []) =>
-      control.send({ type: 'reply', id: b.id, ok: true, result }, blobs)
+    const b = parseControl(RequestMessage, m.body, 'control message')
+    const reply = (result: unknown = null, blobs: Uint8Array[] = []): void => {
+      send({ type: 'reply', id: b.id, ok: true, result }, blobs)
+    }
     switch (b.type) {
-      case 'setup': {
-        rank = b.rank as number
-        racks = b.racks as string[]
-        plane.configure(rank, (r) => racks[r] ?? '', (b.session as number | undefined) ?? 0)
-        plane.chunkBytes = b.chunkBytes as number
-        plane.setPeers(b.peers as PeerAddress[])
-        reply()
-        return
-      }
+      case 'setup':
+        rank = b.rank
+        racks = b.racks
+        plane.configure(rank, (r) => racks[r] ?? '', b.session)
+        plane.chunkBytes = b.chunkBytes
+        plane.setPeers(b.peers)
+        return reply()
       case 'peers':
-        for (const [r, a] of (b.peers as PeerAddress[]).entries()) if (r !== rank) plane.updatePeer(r, a)
-        racks = b.racks as string[]
-        reply()
-        return
+        for (const [r, a] of b.peers.entries()) if (r !== rank) plane.updatePeer(r, a)
+        racks = b.racks
+        return reply()
       case 'chunk-bytes':
-        plane.chunkBytes = b.chunkBytes as number
-        reply()
-        return
-      case 'collective': {
-        const spec = CollectiveSpec.parse(b.spec)
-        reply(await runCollective(plane, b.opId as number, spec, racks, opts.now))
-        return
-      }
+        plane.chunkBytes = b.chunkBytes
+        return reply()
+      case 'collective':
+        return reply(await runCollective(plane, b.opId, b.spec, racks, opts.now))
       case 'close-listener':
-        // Makes this node refuse data-plane connections (used to exercise alternative chain paths).
         await plane.closeListener()
-        reply()
-        return
+        return reply()
       case 'abort':
-        for (const op of b.ops as number[])
+        for (const op of b.ops)
           plane.abort(op, new CodebookError('OP_ABORTED', `op ${op} aborted by the driver`))
-        reply()
-        return
-      case 'kmeans-load':
-        reply(await kmeans.load(b as unknown as LoadRequest, m.blobs))
-        return
-      case 'kmeans-iterate': {
-        const { result, blobs } = await kmeans.iterate(plane, b as unknown as IterateRequest, m.blobs)
-        reply(result, blobs)
-        return
+        return reply()
+      case 'app': {
+        const { result = null, blobs = [] } = await serveApplication(b.app, b.message, m.blobs)
+        return reply(result, blobs)
       }
       case 'shutdown':
         reply()
-        await kmeans.dispose()
+        for (const [name, state] of states) await registry.get(name)?.dispose?.(state)
+        states.clear()
         await plane.close()
         control.close()
         return
-      default:
-        throw new CodebookError('CONTROL_UNKNOWN', `unknown control message '${b.type}'`)
     }
   }
 
-  control.send({
+  const register: RegisterMessage = {
     type: 'register',
     token: opts.token ?? null,
     host,
     port: addr.port,
     rack: opts.rack ?? null,
     pid: process.pid,
-  })
+  }
+  control.send(register)
   await done
   await plane.close()
 }

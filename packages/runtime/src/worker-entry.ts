@@ -4,8 +4,9 @@
  * needs (not commander and every command), which keeps start-up short.
  */
 
-import { parseHostPort } from './spawn.ts'
-import { runWorker } from './worker.ts'
+import { workerApplications } from './applications.ts'
+import { parseHostPort } from './framework/spawn.ts'
+import { runWorker } from './framework/worker.ts'
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name)
@@ -19,6 +20,7 @@ if (!join) {
 }
 await runWorker({
   join: parseHostPort(join),
+  applications: workerApplications,
   rack: arg('--rack'),
   token: arg('--token'),
   now: () => performance.now(),

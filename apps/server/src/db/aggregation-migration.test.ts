@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs'
+import { CreateRun } from '@codebook/shared'
+import { sql } from 'drizzle-orm'
+import { afterEach, describe, expect, it } from 'vitest'
+import { makeTempHome, testDrivers } from '../test-support/test-server.ts'
+import { openDatabase } from './db-plugin.ts'
+
+// Migration 0003 renames stored aggregations to the Map-Collective paper's names: old 'local'
+// (local merge → all-to-all → gather) is 'three-stage', old 'three-stage' (ring) is 'ring'.
+const migration = readFileSync(new URL('../../drizzle/0003_aggregation_names.sql', import.meta.url), 'utf8')
+
+describe.each(testDrivers())('aggregation names in stored runs on $name', (driver) => {
+  const cleanups: Array<() => Promise<void>> = []
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c()
+  })
+
+  it('swaps old local and three-stage in one step and leaves the other modes and fields', async () => {
+    const home = await makeTempHome()
+    const created = await driver.create()
+    cleanups.push(home.remove, created.drop)
+    const { db, close } = await openDatabase({ databaseUrl: created.databaseUrl, pgliteDir: home.home })
+    cleanups.push(close)
+    const old = { local: 'local', ring: 'three-stage', direct: 'direct', allreduce: 'allreduce' }
+    for (const [id, aggregation] of Object.entries(old))
+      await db.execute(
+        sql`INSERT INTO runs (id, dataset_id, status, params) VALUES (${id}, 'ds', 'succeeded', ${JSON.stringify({ aggregation, k: 2 })}::jsonb)`,
+      )
+    const stored = async () => {
+      const r = (await db.execute(sql`SELECT id, params FROM runs ORDER BY id`)) as unknown as {
+        rows: { id: string; params: { aggregation: string; k: number } }[]
+      }
+      return Object.fromEntries(r.rows.map((row) => [row.id, row.params]))
+    }
+    // Rows as an old server wrote them; the server ran the migration at start on an empty
+    // table, so it runs again here on the old values.
+    await db.execute(sql.raw(migration))
+    const expected = {
+      local: { aggregation: 'three-stage', k: 2 },
+      ring: { aggregation: 'ring', k: 2 },
+      direct: { aggregation: 'direct', k: 2 },
+      allreduce: { aggregation: 'allreduce', k: 2 },
+    }
+    expect(await stored()).toEqual(expected)
+  })
+
+  it('reads the old name local as three-stage in a new request', () => {
+    const body = { datasetId: 'd', k: 2, maxIterations: 1, workers: 1 }
+    expect(CreateRun.parse({ ...body, aggregation: 'local' }).aggregation).toBe('three-stage')
+    expect(CreateRun.parse(body).aggregation).toBe('three-stage')
+    expect(CreateRun.parse({ ...body, aggregation: 'ring' }).aggregation).toBe('ring')
+    expect(() => CreateRun.parse({ ...body, aggregation: 'tree' })).toThrow()
+  })
+})

@@ -1,0 +1,104 @@
+import { z } from 'zod'
+import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
+import { aggregationModes } from '../collectives/regroup/regroup.ts'
+
+/** The control messages of the K-means application and its iteration report, as zod schemas. */
+
+const count = z.number().int().nonnegative()
+
+/** Where a worker's partition comes from: rows of a .npy file, or rows sent by the driver. */
+export const PartitionSpec = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('npy'), file: z.string(), start: count, count }),
+  z.object({ kind: z.literal('inline') }),
+])
+export type PartitionSpec = z.infer<typeof PartitionSpec>
+
+/** `load`: read the partition and build the map tasks. */
+export const LoadRequest = z.object({
+  d: count,
+  slots: z.number().int().positive(),
+  /** Kernel name from the registry; ignored when the application was given a kernel factory in-process. */
+  kernel: z.string().optional(),
+  /**
+   * Threads for each map task's kernel. The driver sets it when it spawned every worker on its
+   * own machine (cores ÷ workers); a worker that joined from elsewhere gives every task all its
+   * machine's cores (its tasks take turns, see `load`).
+   */
+  threadsPerTask: z.number().int().positive().optional(),
+  /**
+   * Assignment algorithm of every map task (default `lloyd`). `hamerly` / `yinyang` keep a bounds
+   * state per task across iterations, using the task's kernel for dense passes when it can return
+   * distance blocks (the ONNX kernel); the driver resolves `auto` before loading.
+   */
+  algorithm: z.enum(['lloyd', 'hamerly', 'yinyang']).optional(),
+  /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
+  k: z.number().int().positive().optional(),
+  partition: PartitionSpec,
+})
+export type LoadRequest = z.infer<typeof LoadRequest>
+
+/** `iterate`: one iteration's ops and algorithms; the root's blob holds the centroids. */
+export const IterateRequest = z.object({
+  iteration: z.number().int().positive(),
+  k: z.number().int().positive(),
+  d: count,
+  /** Global ranks of all workers (group order), and the broadcast root as a group index. */
+  ranks: z.array(count).min(1),
+  root: count,
+  ops: z.object({ broadcast: count, shuffle: count, reduce: count, combine: count }),
+  broadcast: z.object({
+    algorithm: z.enum(broadcastAlgorithms),
+    order: z.array(count),
+    ackWindowMs: z.number().positive().optional(),
+  }),
+  aggregation: z.enum(aggregationModes),
+  /** Map tasks per group member. */
+  taskCounts: z.array(count),
+  timeoutMs: z.number().positive().optional(),
+  /** How the root's centroid blob is encoded (default float32); every worker decodes it after the broadcast. */
+  encoding: z.enum(['float32', 'float16', 'uint8']).optional(),
+})
+export type IterateRequest = z.infer<typeof IterateRequest>
+
+/** Every message the K-means application serves. */
+export const KmeansMessage = z.discriminatedUnion('type', [
+  LoadRequest.extend({ type: z.literal('load') }),
+  IterateRequest.extend({ type: z.literal('iterate') }),
+])
+export type KmeansMessage = z.infer<typeof KmeansMessage>
+
+const ByteTotals = z.object({
+  sent: z.number(),
+  received: z.number(),
+  intraRackSent: z.number(),
+  crossRackSent: z.number(),
+  intraRackReceived: z.number(),
+  crossRackReceived: z.number(),
+})
+const StageTiming = z.object({ ms: z.number(), bytes: ByteTotals })
+
+/** What a worker reports after an iteration (the root also returns the combined sums and counts as blobs). */
+export const IterateResult = z.object({
+  rank: count,
+  points: count,
+  stages: z.object({
+    broadcast: StageTiming,
+    map: StageTiming,
+    shuffle: StageTiming,
+    reduce: StageTiming,
+    combine: StageTiming,
+  }),
+  inertia: z.number(),
+  reassigned: count,
+  sparseMessages: count,
+  denseMessages: count,
+  skipped: z.array(count),
+  /** Point–centroid distances the map tasks evaluated (n·k per task for Lloyd; fewer once bounds prune). */
+  distancesEvaluated: z.number(),
+  /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
+  maxRssBytes: z.number(),
+})
+export type IterateResult = z.infer<typeof IterateResult>
+
+/** The `load` reply. */
+export const LoadResult = z.object({ points: count, tasks: count })

@@ -1,0 +1,42 @@
+/**
+ * Choices and defaults of a K-means run, shared by `POST /api/runs` (`CreateRun`), the web's
+ * new-run form and the CLI's `codebook kmeans` flags, so the three cannot drift apart.
+ */
+
+/** Centroid broadcast algorithms of the runtime. */
+export const runBroadcasts = ['chain', 'simple', 'mst', 'bucket'] as const
+/** Chain orders (`topology` follows the racks of the run's topology). */
+export const runChainOrders = ['topology', 'rank', 'random'] as const
+/**
+ * Shuffle/reduce aggregation modes, by the Map-Collective paper's names: `three-stage` = local
+ * merge → all-to-all by centroid block → gather; `ring` = ring reduce-scatter → gather. The old
+ * name `local` (= `three-stage`) is still accepted on input ({@link legacyAggregationAliases}).
+ */
+export const runAggregations = ['three-stage', 'direct', 'ring', 'allreduce'] as const
+/** Old aggregation names still read, and what they mean now. */
+export const legacyAggregationAliases = { local: 'three-stage' } as const
+/** Map-task assignment algorithms (`auto`: lloyd for k < 64, else hamerly). */
+export const runAlgorithms = ['lloyd', 'hamerly', 'yinyang', 'auto'] as const
+
+/**
+ * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is
+ * the fast one (the what-if simulator's default map throughput is measured on it); `reference`
+ * (plain TypeScript) is kept for tests and for machines without onnxruntime. `CreateRun` uses
+ * these as its zod defaults, which checks each choice against its list.
+ */
+export const runDefaults = {
+  k: 64,
+  maxIterations: 20,
+  workers: 2,
+  tol: 1e-4,
+  slots: 1,
+  broadcast: 'chain',
+  chainOrder: 'topology',
+  aggregation: 'three-stage',
+  algorithm: 'lloyd',
+  kernel: 'onnx',
+  seed: 1,
+} as const
+
+/** Upper bounds of `CreateRun` that hold on every server (a server's own limits come from `/api/limits`). */
+export const runBounds = { maxIterations: 100_000, workers: 256, slots: 64 } as const
