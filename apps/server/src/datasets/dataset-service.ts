@@ -211,6 +211,9 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       await removeImportLeftovers(paths.datasets, id)
       const error = signal.aborted ? interrupted : failureOf(err, request)
       if (!signal.aborted && !isCoded(err)) log.error({ err, datasetId: id }, 'import crashed')
+      else if (error.code === 'IMPORT_CRASHED' || error.code === 'IMPORT_MEMORY_LIMIT')
+        // Not the file's format but its size or the child's end: worth the operator's eye.
+        log.warn({ datasetId: id, code: error.code }, 'import child stopped')
       else log.info({ datasetId: id, code: error.code }, 'dataset failed')
       const failed = await repo.markFailed(id, error)
       if (failed) emitState(failed.dataset)
