@@ -110,7 +110,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       transform: jsonSchemaTransform,
     })
     await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
-    await app.register(datasetsPlugin, { seedDemo: config.seedDemo })
+    await app.register(datasetsPlugin, {
+      seedDemo: config.seedDemo,
+      importOptions: { maxExpandedBytes: config.maxExpandedBytes },
+    })
     await app.register(topologiesPlugin, { seedDemo: config.seedDemo })
     await app.register(runsPlugin, {
       maxConcurrentRuns: config.maxConcurrentRuns,

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       allowedOrigins: [],
       allowedHosts: [],
       uploadExpiryMs: 24 * 3600_000,
+      maxExpandedBytes: 256 * 1024 ** 3,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
   })
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
       CODEBOOK_ALLOWED_ORIGINS: 'https://lab.example:8443, http://127.0.0.1:5173',
       CODEBOOK_ALLOWED_HOSTS: 'Codebook.Lab.example,.cluster.internal',
       CODEBOOK_UPLOAD_EXPIRY_HOURS: '2',
+      CODEBOOK_MAX_EXPANDED_BYTES: '1073741824',
     })
     expect(config).toEqual({
       port: 0,
@@ -58,6 +60,7 @@ describe('loadConfig', () => {
       allowedOrigins: ['https://lab.example:8443', 'http://127.0.0.1:5173'],
       allowedHosts: ['codebook.lab.example', '.cluster.internal'],
       uploadExpiryMs: 2 * 3600_000,
+      maxExpandedBytes: 1073741824,
     })
   })
 
@@ -80,6 +83,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CODEBOOK_ALLOWED_HOSTS: 'http://x.org' })).toThrow(/CODEBOOK_ALLOWED_HOSTS/)
     expect(() => loadConfig({ CODEBOOK_ALLOWED_HOSTS: 'x.org:8080' })).toThrow(/CODEBOOK_ALLOWED_HOSTS/)
     expect(() => loadConfig({ CODEBOOK_UPLOAD_EXPIRY_HOURS: '0' })).toThrow(/CODEBOOK_UPLOAD_EXPIRY_HOURS/)
+    expect(() => loadConfig({ CODEBOOK_MAX_EXPANDED_BYTES: '0' })).toThrow(/CODEBOOK_MAX_EXPANDED_BYTES/)
+    expect(() => loadConfig({ CODEBOOK_MAX_EXPANDED_BYTES: '1.5' })).toThrow(/CODEBOOK_MAX_EXPANDED_BYTES/)
     expect(() => loadConfig({ CODEBOOK_API_TOKEN: 'short' })).toThrow(
       /CODEBOOK_API_TOKEN: must be at least 16/,
     )

@@ -36,6 +36,8 @@ export interface Config {
   allowedHosts: string[]
   /** Unfinished tus uploads untouched this long are deleted (ms). */
   uploadExpiryMs: number
+  /** Most bytes one compressed dataset upload may expand to while it is imported. */
+  maxExpandedBytes: number
 }
 
 // Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
@@ -50,6 +52,14 @@ const booleanText = z
 /** Empty strings count as unset, so `FOO= npm start` behaves like leaving FOO out. */
 function unsetIfEmpty(value: unknown): unknown {
   return value === '' ? undefined : value
+}
+
+/** A positive whole number of bytes, `fallback` when unset. */
+function byteCount(fallback: number) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(fallback),
+  )
 }
 
 const EnvSchema = z.object({
@@ -70,15 +80,7 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
-  CODEBOOK_MAX_UPLOAD_BYTES: z.preprocess(
-    unsetIfEmpty,
-    z.coerce
-      .number()
-      .int()
-      .positive()
-      .max(Number.MAX_SAFE_INTEGER)
-      .default(64 * GiB),
-  ),
+  CODEBOOK_MAX_UPLOAD_BYTES: byteCount(64 * GiB),
   CODEBOOK_MAX_CONCURRENT_RUNS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
   CODEBOOK_MAX_WORKERS_PER_RUN: z.preprocess(
     unsetIfEmpty,
@@ -110,6 +112,9 @@ const EnvSchema = z.object({
       .max(24 * 365)
       .default(24),
   ),
+  // A fixed default rather than a multiple of the upload limit: 256 GiB of text is ~25 G values,
+  // far past what one machine clusters, and a multiple of 64 GiB would bound nothing.
+  CODEBOOK_MAX_EXPANDED_BYTES: byteCount(256 * GiB),
 })
 
 /** A comma-separated list (empty by default): items trimmed and normalised, each one checked. */
@@ -176,5 +181,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     allowedHosts:
       isIP(e.HOST) === 0 ? [...e.CODEBOOK_ALLOWED_HOSTS, e.HOST.toLowerCase()] : e.CODEBOOK_ALLOWED_HOSTS,
     uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
+    maxExpandedBytes: e.CODEBOOK_MAX_EXPANDED_BYTES,
   }
 }

@@ -16,6 +16,7 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError, uploadTooLarge } from '../http/api-error.ts'
+import { DIRECT_UPLOAD_PREFIX } from './upload-names.ts'
 
 /** Options of {@link datasetRoutes}. */
 export interface DatasetRoutesOptions {
@@ -88,7 +89,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
         response: { 201: Dataset, 202: Dataset, ...errors },
       },
       handler: async (request, reply) => {
-        const uploadId = `direct-${randomUUID()}`
+        const uploadId = `${DIRECT_UPLOAD_PREFIX}${randomUUID()}`
         const uploadPath = join(app.home.uploads, uploadId)
         const sourceBytes = await receiveBody(request, uploadPath, options.maxUploadBytes)
         let dataset: Dataset

@@ -36,6 +36,11 @@ describe.each(testDrivers())('dataset lifecycle across restarts on $name', (driv
     await mkdir(partial)
     await writeFile(join(partial, 'vectors.npy'), 'partial')
     await writeFile(join(first.home.uploads, 'up-dead-1'), 'upload')
+    // A temporary of an import whose record is gone, and a direct upload cut off mid-body.
+    const orphan = join(first.home.datasets, '.gone-7.tmp-123-abcd')
+    await mkdir(orphan)
+    await writeFile(join(orphan, 'vectors.npy'), 'partial')
+    await writeFile(join(first.home.uploads, 'direct-cut-off'), 'half a body')
     await first.close()
 
     const second = await buildApp(config)
@@ -44,6 +49,8 @@ describe.each(testDrivers())('dataset lifecycle across restarts on $name', (driv
       expect(Dataset.parse(res.json())).toMatchObject({ status: 'failed', error: { code: 'INTERRUPTED' } })
       expect(existsSync(partial)).toBe(false)
       expect(existsSync(join(second.home.uploads, 'up-dead-1'))).toBe(false)
+      expect(existsSync(orphan)).toBe(false)
+      expect(existsSync(join(second.home.uploads, 'direct-cut-off'))).toBe(false)
     } finally {
       await second.close()
     }

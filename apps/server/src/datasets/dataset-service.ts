@@ -1,15 +1,34 @@
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CodebookError, importToStore, readStoredRows } from '@codebook/runtime'
-import type { Dataset, DatasetEvent, DatasetFormat, DatasetPreview } from '@codebook/shared'
+import { CodebookError, readStoredRows } from '@codebook/runtime'
+import {
+  type Dataset,
+  type DatasetEvent,
+  type DatasetFormat,
+  type DatasetPreview,
+  VectorStats,
+} from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import { type ChildJob, ChildJobError } from '../child/child-job.ts'
+import { createChildSlots } from '../child/child-slots.ts'
 import type { HomePaths } from '../home/home-plugin.ts'
 import { ApiError, datasetNotFound } from '../http/api-error.ts'
+import {
+  type DatasetImportOptions,
+  IMPORT_CHILD_LIMITS,
+  type ImportChildLimits,
+  runImportProcess,
+} from './dataset-import-process.ts'
 import type { DatasetRepo } from './dataset-repo.ts'
+import { removeImportLeftovers, removeStrayUploads, removeTemporaries } from './import-leftovers.ts'
+import { DEMO_UPLOAD_PREFIX, DIRECT_UPLOAD_PREFIX } from './upload-names.ts'
 
 /** Minimum time between two progress writes/events of one import: keeps the DB and sockets quiet on fast imports. */
 export const PROGRESS_INTERVAL_MS = 250
+
+/** Import children running at once (each may use its RSS bound); further imports wait `processing` at 0. */
+export const MAX_CONCURRENT_IMPORTS = 2
 
 /** An uploaded file to turn into a dataset. */
 export interface ImportRequest {
@@ -28,6 +47,10 @@ export interface DatasetServiceDeps {
   paths: HomePaths
   emit: (event: DatasetEvent) => void
   log: FastifyBaseLogger
+  /** Passed unchanged to the runtime's `importToStore` (`maxExpandedBytes`, …). */
+  importOptions?: DatasetImportOptions
+  /** Memory limits of the import child (default {@link IMPORT_CHILD_LIMITS}). */
+  childLimits?: ImportChildLimits
 }
 
 /** Datasets: import uploads in the background, list, preview, delete. */
@@ -42,22 +65,35 @@ export interface DatasetService {
   preview(id: string, rows: number): Promise<DatasetPreview>
   /** Cancels a running import (AbortSignal), then removes the files and the record. */
   remove(id: string): Promise<void>
-  /** Marks records left `processing` by a dead server as failed `INTERRUPTED` and removes their files. */
+  /**
+   * Marks records left `processing` by a dead server as failed `INTERRUPTED` and removes their files
+   * and uploads, every import temporary left under `datasets/`, and stray direct or demo uploads
+   * (call before any import starts or upload arrives).
+   */
   recoverInterrupted(): Promise<number>
   /** Aborts every running import and waits until each is marked failed (`INTERRUPTED`). */
   shutdown(): Promise<void>
   /** Number of imports running now. */
   running(): number
+  /** PID of the child process importing dataset `id`, if one runs (tests). */
+  importPid(id: string): number | undefined
 }
 
 interface RunningImport {
   controller: AbortController
   done: Promise<void>
+  /** PID of the import child while it runs (tests). */
+  pid?: number
 }
 
 const interrupted = {
   code: 'INTERRUPTED',
   message: 'the server stopped during processing; upload the file again',
+}
+
+/** A coded error: the runtime's (raised in the child, carried over by `ChildJobError`) or the server's. */
+function isCoded(err: unknown): err is CodebookError | ChildJobError {
+  return err instanceof CodebookError || err instanceof ChildJobError
 }
 
 /** Directory of a dataset's stored files. */
@@ -69,6 +105,7 @@ export function datasetDir(paths: HomePaths, id: string): string {
 export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
   const { repo, paths, emit, log } = deps
   const running = new Map<string, RunningImport>()
+  const slots = createChildSlots(MAX_CONCURRENT_IMPORTS)
   let closed = false
 
   async function removeUpload(uploadPath: string): Promise<void> {
@@ -80,41 +117,103 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     emit({ datasetId: dataset.id, type: 'state', data: dataset })
   }
 
-  async function runImport(id: string, request: ImportRequest, signal: AbortSignal): Promise<void> {
-    const dir = datasetDir(paths, id)
+  /** Runs the import child; resolves with its stats, rejects with its coded error or the abort reason. */
+  async function importInChild(
+    id: string,
+    request: ImportRequest,
+    signal: AbortSignal,
+    run: RunningImport,
+  ): Promise<VectorStats> {
+    const release = await slots.acquire(signal)
+    try {
+      return await importWithSlot(id, request, signal, run)
+    } finally {
+      release()
+    }
+  }
+
+  async function importWithSlot(
+    id: string,
+    request: ImportRequest,
+    signal: AbortSignal,
+    run: RunningImport,
+  ): Promise<VectorStats> {
     let lastWrite = 0
     let progressWrites: Promise<void> = Promise.resolve()
-    try {
-      const stats = await importToStore(request.uploadPath, dir, {
+    let stats: unknown
+    const proc: ChildJob = runImportProcess(
+      {
+        uploadPath: request.uploadPath,
+        destDir: datasetDir(paths, id),
         format: request.format,
-        signal,
-        onProgress: (p) => {
-          const now = Date.now()
-          if (now - lastWrite < PROGRESS_INTERVAL_MS) return
-          lastWrite = now
-          const fraction = p.totalBytes > 0 ? Math.min(1, p.bytesRead / p.totalBytes) : 0
-          emit({ datasetId: id, type: 'progress', data: { fraction, rows: p.rows } })
-          // Chained so writes land in order and the final state is written after the last of them.
-          progressWrites = progressWrites
-            .then(() => repo.setProgress(id, fraction))
-            .catch((err) => log.warn({ err, datasetId: id }, 'progress write failed'))
-        },
-      })
+        options: deps.importOptions ?? {},
+        progressIntervalMs: PROGRESS_INTERVAL_MS,
+        maxRssBytes: (deps.childLimits ?? IMPORT_CHILD_LIMITS).maxRssBytes,
+      },
+      deps.childLimits ?? IMPORT_CHILD_LIMITS,
+      (message) => {
+        if (message.type === 'ready') {
+          stats = message.stats
+          return
+        }
+        const p = message.progress
+        // The child throttles too; this keeps the bound when messages queue up.
+        const now = Date.now()
+        if (now - lastWrite < PROGRESS_INTERVAL_MS) return
+        lastWrite = now
+        const fraction = p.totalBytes > 0 ? Math.min(1, p.bytesRead / p.totalBytes) : 0
+        emit({ datasetId: id, type: 'progress', data: { fraction, rows: p.rows } })
+        // Chained so writes land in order and the final state is written after the last of them.
+        progressWrites = progressWrites
+          .then(() => repo.setProgress(id, fraction))
+          .catch((err) => log.warn({ err, datasetId: id }, 'progress write failed'))
+      },
+    )
+    run.pid = proc.child.pid
+    // Delete and shutdown kill the child at once: the parent removes what it leaves (see below).
+    const kill = () => void proc.stop(0)
+    signal.addEventListener('abort', kill, { once: true })
+    try {
+      await proc.done
+    } finally {
+      signal.removeEventListener('abort', kill)
+      run.pid = undefined
       await progressWrites
+    }
+    signal.throwIfAborted()
+    return VectorStats.parse(stats)
+  }
+
+  /** A stored error for a failed import: the child's code, its message without server paths. */
+  function failureOf(err: unknown, request: ImportRequest): { code: string; message: string } {
+    if (!isCoded(err))
+      return { code: 'IMPORT_FAILED', message: `processing failed: ${(err as Error).message}` }
+    // Runtime messages name the file; the client knows it by its own name, not our upload path.
+    const message = err.message
+      .replaceAll(request.uploadPath, 'upload')
+      .replaceAll(paths.home, 'CODEBOOK_HOME')
+    return { code: err.code, message }
+  }
+
+  async function runImport(
+    id: string,
+    request: ImportRequest,
+    signal: AbortSignal,
+    run: RunningImport,
+  ): Promise<void> {
+    try {
+      const stats = await importInChild(id, request, signal, run)
       const ready = await repo.markReady(id, stats)
       if (ready) emitState(ready.dataset)
       log.info({ datasetId: id, n: stats.n, d: stats.d }, 'dataset ready')
     } catch (err) {
-      await progressWrites
-      await rm(dir, { recursive: true, force: true })
-      const error = signal.aborted
-        ? interrupted
-        : err instanceof CodebookError
-          ? // Runtime messages name the file; the client knows it by its own name, not our upload path.
-            { code: err.code, message: err.message.replaceAll(request.uploadPath, 'upload') }
-          : { code: 'IMPORT_FAILED', message: `processing failed: ${(err as Error).message}` }
-      if (!signal.aborted && !(err instanceof CodebookError))
-        log.error({ err, datasetId: id }, 'import crashed')
+      // A killed or crashed child cannot clean up: its partial dataset and temporaries go here.
+      await removeImportLeftovers(paths.datasets, id)
+      const error = signal.aborted ? interrupted : failureOf(err, request)
+      if (!signal.aborted && !isCoded(err)) log.error({ err, datasetId: id }, 'import crashed')
+      else if (error.code === 'IMPORT_CRASHED' || error.code === 'IMPORT_MEMORY_LIMIT')
+        // Not the file's format but its size or the child's end: worth the operator's eye.
+        log.warn({ datasetId: id, code: error.code }, 'import child stopped')
       else log.info({ datasetId: id, code: error.code }, 'dataset failed')
       const failed = await repo.markFailed(id, error)
       if (failed) emitState(failed.dataset)
@@ -148,10 +247,11 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       })
       emitState(stored.dataset)
       const controller = new AbortController()
-      const done = runImport(id, request, controller.signal)
+      const run: RunningImport = { controller, done: Promise.resolve() }
+      run.done = runImport(id, request, controller.signal, run)
         .catch((err) => log.error({ err, datasetId: id }, 'could not record the end of an import'))
         .finally(() => running.delete(id))
-      running.set(id, { controller, done })
+      running.set(id, run)
       return stored.dataset
     },
 
@@ -199,7 +299,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
         run.controller.abort(new ApiError(409, 'DATASET_DELETED', 'dataset deleted during processing'))
         await run.done
       }
-      await rm(datasetDir(paths, id), { recursive: true, force: true })
+      await removeImportLeftovers(paths.datasets, id)
       if (stored.uploadId !== null) await removeUpload(join(paths.uploads, stored.uploadId))
       await repo.delete(id)
       emit({ datasetId: id, type: 'deleted', data: {} })
@@ -209,11 +309,17 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       const stale = await repo.listProcessing()
       for (const stored of stale) {
         if (running.has(stored.dataset.id)) continue
-        await rm(datasetDir(paths, stored.dataset.id), { recursive: true, force: true })
+        await removeImportLeftovers(paths.datasets, stored.dataset.id)
         if (stored.uploadId !== null) await removeUpload(join(paths.uploads, stored.uploadId))
         await repo.markFailed(stored.dataset.id, interrupted)
         log.warn({ datasetId: stored.dataset.id }, 'dataset interrupted by a restart marked failed')
       }
+      // Temporaries of imports whose record is gone or already ended (a crash between steps).
+      const removed = await removeTemporaries(paths.datasets, (dataset) => running.has(dataset))
+      if (removed > 0) log.warn({ count: removed }, 'removed import temporaries left by a crash')
+      // Direct and demo uploads the dead server was still receiving or staging (tus expires its own).
+      const uploads = await removeStrayUploads(paths.uploads, [DIRECT_UPLOAD_PREFIX, DEMO_UPLOAD_PREFIX])
+      if (uploads > 0) log.warn({ count: uploads }, 'removed uploads left by a crash')
       return stale.length
     },
 
@@ -225,5 +331,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     },
 
     running: () => running.size,
+
+    importPid: (id) => running.get(id)?.pid,
   }
 }

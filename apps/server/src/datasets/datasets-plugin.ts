@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { DatasetImportOptions } from './dataset-import-process.ts'
 import { createDatasetRepo } from './dataset-repo.ts'
 import { createDatasetService, type DatasetService } from './dataset-service.ts'
 import { seedDemo } from './demo-seed.ts'
@@ -14,6 +15,8 @@ declare module 'fastify' {
 /** Options of {@link datasetsPlugin}. */
 export interface DatasetsPluginOptions {
   seedDemo: boolean
+  /** Passed unchanged to the runtime's `importToStore` by the import child. */
+  importOptions: DatasetImportOptions
 }
 
 async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginOptions): Promise<void> {
@@ -23,6 +26,7 @@ async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginO
     paths: app.home,
     emit: (event) => app.io.emit('dataset:event', event),
     log: app.log,
+    importOptions: options.importOptions,
   })
   app.decorate('datasets', service)
 

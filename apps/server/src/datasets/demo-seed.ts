@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { HomePaths } from '../home/home-plugin.ts'
 import type { DatasetRepo } from './dataset-repo.ts'
 import type { DatasetService } from './dataset-service.ts'
+import { DEMO_UPLOAD_PREFIX } from './upload-names.ts'
 
 /** The repository's digits image, from src/datasets or dist/datasets alike. */
 export const DIGITS_PNG = fileURLToPath(new URL('../../../../data/digits.png', import.meta.url))
@@ -41,7 +42,7 @@ export async function seedDemo(deps: SeedDeps): Promise<string | undefined> {
     log.warn({ png }, 'demo dataset skipped: digits image not found')
     return undefined
   }
-  const uploadId = `demo-${randomUUID()}.txt.gz`
+  const uploadId = `${DEMO_UPLOAD_PREFIX}${randomUUID()}.txt.gz`
   const uploadPath = join(paths.uploads, uploadId)
   // The .gz name makes the runtime gzip the HOG text (the papers' format, compressed).
   await buildDigitsDemo(png, uploadPath)

@@ -5,30 +5,12 @@ import { ErrorBody, ImageSet, ImageSetList } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import yazl from 'yazl'
 import { buildApp } from '../app.ts'
 import { DIGITS_PNG } from '../datasets/demo-seed.ts'
+import { cellPng, zipOf } from '../test-support/images.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createImageSetRepo } from './image-set-repo.ts'
 import { DEMO_IMAGE_SET_NAME, seedDemoImageSet } from './image-set-seed.ts'
-
-/** Cell `i` of digits.png (row-major, 100 columns of 20 × 20) as a PNG, cut by sharp. */
-function cellPng(i: number): Promise<Buffer> {
-  return sharp(DIGITS_PNG)
-    .extract({ left: (i % 100) * 20, top: Math.floor(i / 100) * 20, width: 20, height: 20 })
-    .png()
-    .toBuffer()
-}
-
-/** A real zip built with yazl from [entry name, bytes]. */
-async function zipOf(files: [string, Buffer][]): Promise<Buffer> {
-  const zip = new yazl.ZipFile()
-  for (const [name, bytes] of files) zip.addBuffer(bytes, name)
-  zip.end()
-  const chunks: Buffer[] = []
-  for await (const c of zip.outputStream) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
-}
 
 /** Greyscale bytes of a PNG (the server's answer or a source cell), for pixel comparisons. */
 async function grey(png: Buffer): Promise<number[]> {

@@ -4,6 +4,7 @@ import { CreateImageSetQuery, ErrorBody, ImageSet, ImageSetList } from '@codeboo
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { receiveBody } from '../datasets/dataset-routes.ts'
+import { IMAGE_SET_UPLOAD_PREFIX } from '../datasets/upload-names.ts'
 
 /** Options of {@link imageSetRoutes}. */
 export interface ImageSetRoutesOptions {
@@ -44,7 +45,7 @@ export const imageSetRoutes: FastifyPluginAsyncZod<ImageSetRoutesOptions> = asyn
         response: { 201: ImageSet, ...errors },
       },
       handler: async (request, reply) => {
-        const uploadPath = join(app.home.uploads, `image-set-${randomUUID()}`)
+        const uploadPath = join(app.home.uploads, `${IMAGE_SET_UPLOAD_PREFIX}${randomUUID()}`)
         await receiveBody(request, uploadPath, options.maxUploadBytes)
         const imageSet = await app.imageSets.create(request.query, uploadPath)
         return reply.code(201).send(imageSet)

@@ -3,6 +3,7 @@ import { access, copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import { DIGITS_PNG } from '../datasets/demo-seed.ts'
+import { IMAGE_SET_UPLOAD_PREFIX } from '../datasets/upload-names.ts'
 import type { ImageSetRepo } from './image-set-repo.ts'
 import type { ImageSetService } from './image-set-service.ts'
 
@@ -37,7 +38,7 @@ export async function seedDemoImageSet(deps: ImageSetSeedDeps): Promise<string |
     log.warn({ png }, 'demo image set skipped: digits image not found')
     return undefined
   }
-  const upload = join(deps.uploads, `image-set-demo-${randomUUID()}`)
+  const upload = join(deps.uploads, `${IMAGE_SET_UPLOAD_PREFIX}demo-${randomUUID()}`)
   await copyFile(png, upload)
   const set = await service.create(
     { name: DEMO_IMAGE_SET_NAME, kind: 'grid', grid: '20x20', rowsPerClass: 5 },

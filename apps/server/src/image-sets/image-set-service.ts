@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  CodebookError,
-  type LabelledImageSource,
-  loadLabelledImages,
-  openZipArchive,
-} from '@codebook/runtime'
+import { CodebookError, type LabelledImageSource, openZipArchive } from '@codebook/runtime'
 import type { CreateImageSetQuery, ImageSet } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import sharp from 'sharp'
+import { ChildJobError } from '../child/child-job.ts'
+import { createChildSlots } from '../child/child-slots.ts'
 import { ApiError } from '../http/api-error.ts'
+import { type ImageSetCheckJob, PIXEL_BUDGET, type PixelBudget } from './image-set-check.ts'
+import { checkImageSetInChild } from './image-set-check-process.ts'
 import type { ImageSetLayout, ImageSetRepo, StoredImageSet } from './image-set-repo.ts'
 
 /** Dependencies of {@link createImageSetService}. */
@@ -21,16 +20,19 @@ export interface ImageSetServiceDeps {
   log: FastifyBaseLogger
   /** Whether queued or running evaluations use the set (it cannot be deleted then). */
   inUse: (id: string) => Promise<boolean>
+  /** Pixel budgets of an upload (default {@link PIXEL_BUDGET}). */
+  budget?: PixelBudget
 }
 
 /** The image-set service behind `/api/image-sets`. */
 export interface ImageSetService {
   /**
-   * Reads the uploaded file at `uploadPath` as the query describes (every image is decoded), then
-   * moves it into the set's folder and stores the set `ready`. The upload file is gone afterwards
-   * in every case. Bad input → ApiError 400 with the runtime's code (`BAD_ZIP`, `NO_CLASS_FOLDERS`,
-   * `NOT_AN_IMAGE`, `UNDECODABLE_IMAGE`, `ZIP_UNSAFE_PATH`, `GRID_MISMATCH`, `IMAGE_UNREADABLE`,
-   * `EVAL_ONE_CLASS`, …) naming the entry; nothing is stored.
+   * Checks the uploaded file at `uploadPath` as the query describes in a child process (every image
+   * decoded one at a time, refused by its header dimensions first), then moves it into the set's
+   * folder and stores the set `ready`. The upload file is gone afterwards in every case. Bad input →
+   * ApiError 400 with the check's code (`BAD_ZIP`, `NO_CLASS_FOLDERS`, `NOT_AN_IMAGE`,
+   * `UNDECODABLE_IMAGE`, `ZIP_UNSAFE_PATH`, `GRID_MISMATCH`, `IMAGE_UNREADABLE`, `EVAL_ONE_CLASS`,
+   * `IMAGE_TOO_LARGE`, `IMAGE_SET_TOO_LARGE`, …) naming the entry; nothing is stored.
    */
   create(query: CreateImageSetQuery, uploadPath: string): Promise<ImageSet>
   /** @throws ApiError 404 `IMAGE_SET_NOT_FOUND`. */
@@ -54,6 +56,9 @@ export function imageSetNotFound(id: string): ApiError {
 
 const ENTRIES_FILE = 'entries.json'
 
+/** Image-set check children running at once; further uploads wait for a slot. */
+export const MAX_CONCURRENT_CHECKS = 2
+
 /** Parses `WxH`; the query schema has checked the shape. */
 function parseGrid(grid: string): { cellWidth: number; cellHeight: number } {
   const [w, h] = grid.toLowerCase().split('x').map(Number)
@@ -63,6 +68,9 @@ function parseGrid(grid: string): { cellWidth: number; cellHeight: number } {
 /** Creates the {@link ImageSetService}. */
 export function createImageSetService(deps: ImageSetServiceDeps): ImageSetService {
   const { repo, dir, log } = deps
+  const budget = deps.budget ?? PIXEL_BUDGET
+  // Checks waiting for a slot hold only their upload on disk; two children decode at most two images.
+  const checkSlots = createChildSlots(MAX_CONCURRENT_CHECKS)
   /** Zip entry names by set id, read from entries.json once. */
   const entriesCache = new Map<string, string[]>()
 
@@ -108,34 +116,39 @@ export function createImageSetService(deps: ImageSetServiceDeps): ImageSetServic
       const setDir = join(dir, id)
       try {
         const grid = checkQuery(query)
-        const set = await loadLabelledImages(sourceFor(query.kind, uploadPath, { grid })).catch(
-          (err: unknown) => {
-            if (!(err instanceof CodebookError)) throw err
+        const job: ImageSetCheckJob =
+          grid === null
+            ? { kind: 'zip', file: uploadPath, budget }
+            : { kind: 'grid', file: uploadPath, ...grid, budget }
+        const release = await checkSlots.acquire()
+        const set = await checkImageSetInChild(job)
+          .finally(release)
+          .catch((err: unknown) => {
+            if (!(err instanceof ChildJobError || err instanceof CodebookError)) throw err
             // Name the upload, not the temporary file it was streamed to.
             const message = err.message.split(uploadPath).join(query.name)
-            throw new ApiError(400, err.code, message, { cause: err })
-          },
-        )
-        const classCounts = set.classes.map(() => 0)
-        for (const label of set.labels) classCounts[label]!++
+            const status = err.code.endsWith('_CRASHED') ? 500 : 400
+            throw new ApiError(status, err.code, message, { cause: err })
+          })
         const layout: ImageSetLayout = {
-          grid: grid && { ...grid, columns: Math.max(...set.images.map((im) => im.gridCol)) + 1 },
-          classCounts,
-          minSide: Math.min(...set.images.map((im) => Math.min(im.width, im.height))),
+          grid: grid && { ...grid, columns: set.columns },
+          classCounts: set.classCounts,
+          minSide: set.minSide,
           file: query.kind === 'zip' ? 'source.zip' : 'source.image',
         }
+        const count = set.classCounts.reduce((a, b) => a + b, 0)
         await mkdir(setDir, { recursive: true })
         await rename(uploadPath, join(setDir, layout.file))
-        if (query.kind === 'zip') await writeFile(join(setDir, ENTRIES_FILE), JSON.stringify(set.files))
+        if (query.kind === 'zip') await writeFile(join(setDir, ENTRIES_FILE), JSON.stringify(set.entries))
         const s = await repo.insertReady({
           id,
           name: query.name,
           kind: query.kind,
           classes: set.classes,
-          count: set.images.length,
+          count,
           layout,
         })
-        log.info({ imageSetId: id, count: set.images.length }, 'image set stored')
+        log.info({ imageSetId: id, count }, 'image set stored')
         return s.imageSet
       } catch (err) {
         await rm(setDir, { recursive: true, force: true })

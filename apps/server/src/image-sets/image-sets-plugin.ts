@@ -2,6 +2,8 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { removeStrayUploads } from '../datasets/import-leftovers.ts'
+import { IMAGE_SET_UPLOAD_PREFIX } from '../datasets/upload-names.ts'
 import { createImageSetRepo } from './image-set-repo.ts'
 import { seedDemoImageSet } from './image-set-seed.ts'
 import { createImageSetService, type ImageSetService } from './image-set-service.ts'
@@ -22,6 +24,9 @@ async function imageSetsPluginImpl(app: FastifyInstance, options: ImageSetsPlugi
   const repo = createImageSetRepo(app.db)
   const dir = join(app.home.home, 'image-sets')
   await mkdir(dir, { recursive: true })
+  // Uploads a dead server was still checking (a check answers within its request, so none is live now).
+  const stray = await removeStrayUploads(app.home.uploads, [IMAGE_SET_UPLOAD_PREFIX])
+  if (stray > 0) app.log.warn({ count: stray }, 'removed image-set uploads left by a crash')
   const service = createImageSetService({
     repo,
     dir,

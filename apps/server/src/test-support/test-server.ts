@@ -94,6 +94,7 @@ export function testConfig(
     allowedOrigins: [],
     allowedHosts: [],
     uploadExpiryMs: 24 * 3600_000,
+    maxExpandedBytes: 256 * 1024 ** 3,
     ...overrides,
   }
 }

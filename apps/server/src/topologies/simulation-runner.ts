@@ -1,6 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { childCommand } from '../child/child-command.ts'
 import { ApiError } from '../http/api-error.ts'
 import type { SimulationJob, SimulationReply } from './simulation-job.ts'
 
@@ -30,24 +29,6 @@ export interface SimulationRunner {
  */
 export const SIMULATION_DEFAULTS = { timeoutMs: 120_000, maxQueued: 4, maxHeapMb: 2048 } as const
 
-/**
- * How to start the simulation process, chosen as the runtime's `workerCommand` is: from
- * TypeScript source (Vitest, tsx) through tsx and the `@codebook/source` condition, otherwise the
- * compiled `simulation-child.js` beside this module.
- */
-function childCommand(maxHeapMb: number): { entry: string; execArgv: string[] } {
-  const self = fileURLToPath(import.meta.url)
-  const heap = `--max-old-space-size=${maxHeapMb}`
-  if (self.endsWith('.ts')) {
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-    return {
-      entry: fileURLToPath(new URL('./simulation-child.ts', import.meta.url)),
-      execArgv: ['--conditions=@codebook/source', '--import', tsx, heap],
-    }
-  }
-  return { entry: fileURLToPath(new URL('./simulation-child.js', import.meta.url)), execArgv: [heap] }
-}
-
 interface Pending {
   id: number
   job: SimulationJob
@@ -61,7 +42,9 @@ interface Pending {
  * next job starts a fresh one), so no request can hold the server or the process for long.
  */
 export function createSimulationRunner(options: SimulationRunnerOptions): SimulationRunner {
-  const { entry, execArgv } = childCommand(options.maxHeapMb ?? SIMULATION_DEFAULTS.maxHeapMb)
+  const { entry, execArgv } = childCommand(import.meta.url, './simulation-child', {
+    maxHeapMb: options.maxHeapMb ?? SIMULATION_DEFAULTS.maxHeapMb,
+  })
   let child: ChildProcess | undefined
   let running: (Pending & { timer: NodeJS.Timeout; child: ChildProcess }) | undefined
   const queue: Pending[] = []

@@ -1,0 +1,45 @@
+/**
+ * Entry of the dataset import child (see dataset-import-process.ts): runs the runtime's
+ * `importToStore` on one upload, sends throttled progress and the stats, and exits. Killed by the
+ * server on delete or shutdown; exits by itself when the server goes away.
+ */
+import { importToStore } from '@codebook/runtime'
+import { sendToParent, serveChildJob } from '../child/child-job-entry.ts'
+import type { ImportJob, ImportMessage } from './dataset-import-process.ts'
+
+const send = (m: ImportMessage) => sendToParent(m)
+
+/** Fails the child with IMPORT_MEMORY_LIMIT once its resident memory passes `maxRssBytes`. */
+function watchMemory(maxRssBytes: number): void {
+  const timer = setInterval(() => {
+    const rss = process.memoryUsage.rss()
+    if (rss <= maxRssBytes) return
+    clearInterval(timer)
+    const mib = (bytes: number) => Math.round(bytes / 1024 ** 2)
+    void sendToParent({
+      type: 'error',
+      code: 'IMPORT_MEMORY_LIMIT',
+      message: `the import needed more than ${mib(maxRssBytes)} MiB of memory (${mib(rss)} MiB), likely a line that never ends; nothing was stored`,
+    }).then(() => process.exit(1))
+  }, 100)
+  timer.unref()
+}
+
+serveChildJob<ImportJob>(
+  async (job) => {
+    watchMemory(job.maxRssBytes)
+    let last = 0
+    const stats = await importToStore(job.uploadPath, job.destDir, {
+      ...job.options,
+      format: job.format,
+      onProgress: (progress) => {
+        const now = Date.now()
+        if (now - last < job.progressIntervalMs) return
+        last = now
+        void send({ type: 'progress', progress })
+      },
+    })
+    await send({ type: 'ready', stats })
+  },
+  { failureCode: 'IMPORT_FAILED' },
+)
