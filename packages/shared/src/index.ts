@@ -37,6 +37,7 @@ export {
 export { Health, ServerLimits } from './health.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
 export {
+  AggregationField,
   legacyAggregationAliases,
   runAggregations,
   runAlgorithms,

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /**
  * Choices and defaults of a K-means run, shared by `POST /api/runs` (`CreateRun`), the web's
  * new-run form and the CLI's `codebook kmeans` flags, so the three cannot drift apart.
@@ -15,6 +17,16 @@ export const runChainOrders = ['topology', 'rank', 'random'] as const
 export const runAggregations = ['three-stage', 'direct', 'ring', 'allreduce'] as const
 /** Old aggregation names still read, and what they mean now. */
 export const legacyAggregationAliases = { local: 'three-stage' } as const
+
+/**
+ * An aggregation field that reads the old name `local` as `three-stage` and writes only the new
+ * names. A codec, not a preprocess: response schemas are encoded, and a one-way transform
+ * cannot be.
+ */
+export const AggregationField = z.codec(z.enum([...runAggregations, 'local']), z.enum(runAggregations), {
+  decode: (v) => (v === 'local' ? legacyAggregationAliases.local : v),
+  encode: (v) => v,
+})
 /** Map-task assignment algorithms (`auto`: lloyd for k < 64, else hamerly). */
 export const runAlgorithms = ['lloyd', 'hamerly', 'yinyang', 'auto'] as const
 

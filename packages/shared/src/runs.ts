@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import {
-  legacyAggregationAliases,
+  AggregationField,
   runAggregations,
   runAlgorithms,
   runBounds,
@@ -105,9 +105,7 @@ export const CreateRun = z.object({
   broadcast: z.enum(runBroadcasts).default(runDefaults.broadcast),
   chainOrder: z.enum(runChainOrders).default(runDefaults.chainOrder),
   /** Regroup (see {@link runAggregations}); the old name `local` is read as `three-stage`. */
-  aggregation: z
-    .preprocess((v) => (v === 'local' ? legacyAggregationAliases.local : v), z.enum(runAggregations))
-    .default(runDefaults.aggregation),
+  aggregation: AggregationField.default(runDefaults.aggregation),
   algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z

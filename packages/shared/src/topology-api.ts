@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DisplayName } from './names.ts'
+import { AggregationField, runAggregations } from './run-defaults.ts'
 import { Topology } from './topology.ts'
 
 /**
@@ -119,12 +120,9 @@ export const SimulatedBroadcast = z.enum(simulatedBroadcasts)
 export type SimulatedBroadcast = z.infer<typeof SimulatedBroadcast>
 
 /** Regroup aggregation modes (the runtime's `aggregationModes`). */
-export const simulatedAggregations = ['direct', 'three-stage', 'ring', 'allreduce'] as const
+export const simulatedAggregations = runAggregations
 /** `local`, the old name of `three-stage`, is read as it. */
-export const SimulatedAggregation = z.preprocess(
-  (v) => (v === 'local' ? 'three-stage' : v),
-  z.enum(simulatedAggregations),
-)
+export const SimulatedAggregation = AggregationField
 export type SimulatedAggregation = (typeof simulatedAggregations)[number]
 
 /** Simulator knobs shared by both requests (defaults as the CLI's). */
