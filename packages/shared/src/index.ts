@@ -39,7 +39,10 @@ export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './nam
 export type { CreateRunInput, RunParams } from './runs.ts'
 export {
   CreateRun,
+  DEFAULT_INIT_METHOD,
+  InitMethod,
   IterationReport,
+  initMethods,
   Run,
   RunEvent,
   RunEventList,

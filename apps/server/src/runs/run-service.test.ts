@@ -333,6 +333,7 @@ describe('runs across a restart', () => {
         algorithm: 'lloyd',
         kernel: 'reference',
         seed: 1,
+        init: 'kmeans++',
       })
       await repo.markRunning('r1')
       await app.close()

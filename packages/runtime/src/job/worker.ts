@@ -1,10 +1,11 @@
 import net from 'node:net'
 import { CodebookError } from '../errors.ts'
+import { type InitFromFileRequest, initFromFile } from '../kmeans/init/compute-init.ts'
 import type { KernelFactory } from '../kmeans/kernel-registry.ts'
 import { type IterateRequest, KmeansWorkerState, type LoadRequest } from '../kmeans/kmeans-worker.ts'
 import { DataPlane, type PeerAddress } from '../transport/data-plane.ts'
 import { CollectiveSpec, runCollective } from './collective-task.ts'
-import { ControlChannel, type ControlMessage } from './control-channel.ts'
+import { bytesOf, ControlChannel, type ControlMessage } from './control-channel.ts'
 
 /** Options of {@link runWorker}; dependencies are passed in (STYLE §7). */
 export interface WorkerOptions {
@@ -25,7 +26,7 @@ export interface WorkerOptions {
 
 /**
  * A worker node: registers with the driver over TCP, opens its data-plane listener, then serves
- * driver requests (set-up, collectives, K-means iterations) until told to shut down or the
+ * driver requests (set-up, collectives, K-means init and iterations) until told to shut down or the
  * driver goes away. Resolves when the worker has stopped.
  */
 export async function runWorker(opts: WorkerOptions): Promise<void> {
@@ -91,6 +92,14 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
           plane.abort(op, new CodebookError('OP_ABORTED', `op ${op} aborted by the driver`))
         reply()
         return
+      case 'kmeans-init': {
+        const { centroids, k, d } = await initFromFile(
+          b as unknown as InitFromFileRequest,
+          opts.kernelFactory ?? null,
+        )
+        reply({ k, d }, [bytesOf(centroids)])
+        return
+      }
       case 'kmeans-load':
         reply(await kmeans.load(b as unknown as LoadRequest, m.blobs))
         return

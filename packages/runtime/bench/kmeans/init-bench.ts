@@ -1,0 +1,40 @@
+/**
+ * Init benchmark: wall time and inertia-after-init of each seeded init method on synthetic data
+ * (the same `generateBlobs` data as the other benches). Prints one JSON object per method. Not a
+ * test: timings vary with machine load (note `uptime` with the figures).
+ *
+ *   npx tsx bench/kmeans/init-bench.ts --n 20000 --d 512 --k 512 --blobs 1000 --methods kmeans++,kmeans-parallel
+ */
+import { parseArgs } from 'node:util'
+import { generateBlobs } from '../../src/kmeans/bench-data.ts'
+import { computeInit, INIT_METHODS, type InitMethod } from '../../src/kmeans/init/compute-init.ts'
+import { createOrtKernel } from '../../src/kmeans/kernels/ort-kernel.ts'
+import { assignReference } from '../../src/kmeans/kernels/reference-kernel.ts'
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '20000' },
+    d: { type: 'string', default: '512' },
+    k: { type: 'string', default: '512' },
+    blobs: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '1' },
+    methods: { type: 'string', default: INIT_METHODS.join(',') },
+    threads: { type: 'string', default: '2' },
+  },
+})
+const n = Number(values.n)
+const d = Number(values.d)
+const k = Number(values.k)
+const { points } = generateBlobs({ n, d, blobs: Number(values.blobs), seed: Number(values.seed), spread: 3 })
+const kernel = await createOrtKernel({ intraOpNumThreads: Number(values.threads) })
+for (const method of values.methods.split(',') as InitMethod[]) {
+  const started = performance.now()
+  const centroids = await computeInit(method, points, n, d, k, Number(values.seed), kernel)
+  const ms = performance.now() - started
+  const { distancesSq } = await kernel.assign(points, centroids, d)
+  let inertia = 0
+  for (const v of distancesSq) inertia += v
+  console.log(JSON.stringify({ method, n, d, k, ms: Math.round(ms), inertia }))
+}
+await kernel.dispose()
+void assignReference

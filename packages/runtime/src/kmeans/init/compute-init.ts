@@ -1,0 +1,87 @@
+import { availableParallelism } from 'node:os'
+import { DEFAULT_INIT_METHOD, type InitMethod, initMethods } from '@codebook/shared'
+import { UsageError } from '../../errors.ts'
+import { openNpy } from '../../formats/index.ts'
+import { createRng } from '../../random/rng.ts'
+import type { KernelFactory } from '../kernel-registry.ts'
+import { kernelFactory as namedKernel } from '../kernel-registry.ts'
+import type { AssignKernel } from '../kernels/assign-kernel.ts'
+import { sampleInitRows } from './init-sample.ts'
+import { kmeansParallelInit } from './kmeans-parallel.ts'
+import { kmeansPlusPlus } from './kmeans-plus-plus.ts'
+import { randomInit } from './random-init.ts'
+
+export { DEFAULT_INIT_METHOD, type InitMethod }
+/** Seeded init methods (`@codebook/shared`'s list): the CLI's `--init` and the server's `CreateRun.init`. */
+export const INIT_METHODS = initMethods
+
+/** Whether a string names an init method. */
+export function isInitMethod(value: string): value is InitMethod {
+  return (initMethods as readonly string[]).includes(value)
+}
+
+/**
+ * k initial centroids of the m × d `rows` by `method`, seeded by `seed`. `kernel` runs
+ * k-means||'s distance passes and blocks (exact TypeScript loops without one).
+ */
+export async function computeInit(
+  method: InitMethod,
+  rows: Float32Array,
+  m: number,
+  d: number,
+  k: number,
+  seed: number,
+  kernel?: AssignKernel,
+): Promise<Float32Array> {
+  const rng = createRng(seed)
+  if (method === 'kmeans++') return kmeansPlusPlus(rows.subarray(0, m * d), d, k, rng)
+  if (method === 'random') return randomInit(rows, m, d, k, rng).centroids
+  return (await kmeansParallelInit(rows, m, d, k, { rng, kernel })).centroids
+}
+
+/** What {@link initFromFile} needs: the `kmeans-init` request a driver sends its first worker. */
+export interface InitFromFileRequest {
+  /** The data `.npy`; the init runs over its seeded sample (`sampleInitRows`). */
+  file: string
+  method: InitMethod
+  k: number
+  seed: number
+  /** Kernel name from the registry for k-means|| (default `reference`). */
+  kernel?: string
+  /** Threads of that kernel (default: this machine's cores). */
+  threads?: number
+}
+
+/**
+ * The initial centroids of a run, from its data file: the one path both the CLI and the server
+ * take (on the run's first worker process), so a seed gives the same centroids in both.
+ * @throws UsageError `KMEANS_BAD_K` when k exceeds the vectors the init samples.
+ */
+export async function initFromFile(
+  req: InitFromFileRequest,
+  factory: KernelFactory | null = null,
+): Promise<{ centroids: Float32Array; k: number; d: number }> {
+  const f = await openNpy(req.file)
+  let sample: { rows: Float32Array; m: number }
+  try {
+    sample = await sampleInitRows(f, req.seed)
+  } finally {
+    await f.close()
+  }
+  const { rows, m } = sample
+  if (req.k > m)
+    throw new UsageError('KMEANS_BAD_K', `k = ${req.k} exceeds the ${m} vectors the init samples`)
+  // Only k-means|| uses a kernel; the others would pay its start-up (ORT sessions) for nothing.
+  const kernel =
+    req.method === 'kmeans-parallel'
+      ? await (factory ?? namedKernel(req.kernel ?? 'reference'))({
+          threads: req.threads ?? availableParallelism(),
+        })
+      : undefined
+  try {
+    const centroids = await computeInit(req.method, rows, m, f.d, req.k, req.seed, kernel)
+    return { centroids, k: req.k, d: f.d }
+  } finally {
+    await kernel?.dispose()
+  }
+}
