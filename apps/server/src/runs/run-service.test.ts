@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { createRng, kmeansPlusPlus, lloydReference, openNpy } from '@codebook/runtime'
+import { computeInit, lloydReference, openNpy } from '@codebook/runtime'
 import {
   Dataset,
   IterationReport,
@@ -123,7 +123,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(done.status).toBe('succeeded')
 
     // Independent oracle: the same seeded k-means++ init (the whole set is the sample) and single-process Lloyd.
-    const init = kmeansPlusPlus(small.values, small.d, 4, createRng(1))
+    const init = await computeInit('kmeans++', small.values, small.values.length / small.d, small.d, 4, 1)
     const ref = lloydReference(small.values, small.d, init, { maxIterations: 3, tol: 0, seed: 1 })
     expect(done.iteration).toBe(ref.iterations)
     expect(done.inertia).toBeCloseTo(ref.inertia.at(-1)!, 6)

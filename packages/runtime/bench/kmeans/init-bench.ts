@@ -1,7 +1,8 @@
 /**
  * Init benchmark: wall time and inertia-after-init of each seeded init method on synthetic data
  * (the same `generateBlobs` data as the other benches). Prints one JSON object per method. Not a
- * test: timings vary with machine load (note `uptime` with the figures).
+ * test: timings vary with machine load (note `uptime` with the figures); `cpuMs` (this process's
+ * user + system CPU) is steadier than the wall time on a shared machine.
  *
  *   npx tsx bench/kmeans/init-bench.ts --n 20000 --d 512 --k 512 --blobs 1000 --methods kmeans++,kmeans-parallel
  */
@@ -9,7 +10,6 @@ import { parseArgs } from 'node:util'
 import { generateBlobs } from '../../src/kmeans/bench-data.ts'
 import { computeInit, INIT_METHODS, type InitMethod } from '../../src/kmeans/init/compute-init.ts'
 import { createOrtKernel } from '../../src/kmeans/kernels/ort-kernel.ts'
-import { assignReference } from '../../src/kmeans/kernels/reference-kernel.ts'
 
 const { values } = parseArgs({
   options: {
@@ -28,13 +28,24 @@ const k = Number(values.k)
 const { points } = generateBlobs({ n, d, blobs: Number(values.blobs), seed: Number(values.seed), spread: 3 })
 const kernel = await createOrtKernel({ intraOpNumThreads: Number(values.threads) })
 for (const method of values.methods.split(',') as InitMethod[]) {
+  const cpu = process.cpuUsage()
   const started = performance.now()
   const centroids = await computeInit(method, points, n, d, k, Number(values.seed), kernel)
   const ms = performance.now() - started
+  const { user, system } = process.cpuUsage(cpu)
   const { distancesSq } = await kernel.assign(points, centroids, d)
   let inertia = 0
   for (const v of distancesSq) inertia += v
-  console.log(JSON.stringify({ method, n, d, k, ms: Math.round(ms), inertia }))
+  console.log(
+    JSON.stringify({
+      method,
+      n,
+      d,
+      k,
+      ms: Math.round(ms),
+      cpuMs: Math.round((user + system) / 1000),
+      inertia,
+    }),
+  )
 }
 await kernel.dispose()
-void assignReference

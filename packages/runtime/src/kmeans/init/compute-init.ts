@@ -8,8 +8,8 @@ import { kernelFactory as namedKernel } from '../kernel-registry.ts'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { sampleInitRows } from './init-sample.ts'
 import { kmeansParallelInit } from './kmeans-parallel.ts'
-import { kmeansPlusPlus } from './kmeans-plus-plus.ts'
-import { randomInit } from './random-init.ts'
+import { gatherRows, randomInit } from './random-init.ts'
+import { weightedKmeansPlusPlus } from './weighted-kmeans-plus-plus.ts'
 
 export { DEFAULT_INIT_METHOD, type InitMethod }
 /** Seeded init methods (`@codebook/shared`'s list): the CLI's `--init` and the server's `CreateRun.init`. */
@@ -21,8 +21,11 @@ export function isInitMethod(value: string): value is InitMethod {
 }
 
 /**
- * k initial centroids of the m × d `rows` by `method`, seeded by `seed`. `kernel` runs
- * k-means||'s distance passes and blocks (exact TypeScript loops without one).
+ * k initial centroids of the m × d `rows` by `method`, seeded by `seed`. `kernel` runs the
+ * distance passes and blocks of k-means++ and k-means|| (exact TypeScript loops without one).
+ * `kmeans++` is {@link weightedKmeansPlusPlus} with unit weights: the k-means++ distribution,
+ * drawn by blocked rejection sampling (before issue 17 it was the sequential
+ * `kmeansPlusPlus`, which draws other rows for the same seed and is k× slower).
  */
 export async function computeInit(
   method: InitMethod,
@@ -34,7 +37,13 @@ export async function computeInit(
   kernel?: AssignKernel,
 ): Promise<Float32Array> {
   const rng = createRng(seed)
-  if (method === 'kmeans++') return kmeansPlusPlus(rows.subarray(0, m * d), d, k, rng)
+  if (method === 'kmeans++') {
+    if (!Number.isInteger(k) || k < 1 || k > m)
+      throw new UsageError('KMEANS_BAD_K', `k = ${k} must be between 1 and the number of vectors (${m})`)
+    // Blocked D² updates (one GEMM per ≤ 64 picks on a distance kernel), the k-means++ distribution.
+    const picks = await weightedKmeansPlusPlus(rows, new Float64Array(m).fill(1), m, d, k, rng, kernel)
+    return gatherRows(rows, picks, d)
+  }
   if (method === 'random') return randomInit(rows, m, d, k, rng).centroids
   return (await kmeansParallelInit(rows, m, d, k, { rng, kernel })).centroids
 }
@@ -71,9 +80,9 @@ export async function initFromFile(
   const { rows, m } = sample
   if (req.k > m)
     throw new UsageError('KMEANS_BAD_K', `k = ${req.k} exceeds the ${m} vectors the init samples`)
-  // Only k-means|| uses a kernel; the others would pay its start-up (ORT sessions) for nothing.
+  // Random needs no kernel: it would pay the kernel's start-up (ORT sessions) for nothing.
   const kernel =
-    req.method === 'kmeans-parallel'
+    req.method !== 'random'
       ? await (factory ?? namedKernel(req.kernel ?? 'reference'))({
           threads: req.threads ?? availableParallelism(),
         })
