@@ -280,6 +280,18 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(await bigK.json()).toMatchObject({ code: 'KMEANS_BAD_K' })
     const bad = await post('/api/runs', { datasetId: smallId, k: 0, maxIterations: 1, workers: 1 })
     expect(bad.status).toBe(400)
+    const badInit = await post('/api/runs', {
+      datasetId: smallId,
+      k: 2,
+      maxIterations: 1,
+      workers: 1,
+      init: 'kmeans+',
+    })
+    expect(badInit.status).toBe(400)
+    expect(await badInit.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/init/),
+    })
     // A run the workers cannot execute ends failed with the runtime's code, its workers gone.
     const res = await post('/api/runs', {
       datasetId: smallId,
