@@ -22,7 +22,7 @@ export async function initOnRunWorker(
     k: p.k,
     seed: p.seed,
     kernel: p.kernel,
-    // The other workers wait meanwhile: give k-means|| every core, as the CLI does.
+    // The other workers wait meanwhile: the init's kernel gets every core, as in the CLI.
     threads: availableParallelism(),
   })
   const ms = Math.round(performance.now() - started)

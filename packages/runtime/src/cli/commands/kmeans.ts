@@ -112,7 +112,7 @@ export async function runKmeansCommand(
         k: o.k as number,
         seed: o.seed,
         kernel: o.kernel,
-        // The other workers idle meanwhile: k-means|| gets every core (the server passes the same).
+        // The other workers idle meanwhile: the init's kernel gets every core (the server passes the same).
         threads: availableParallelism(),
       }))
     const result = await runKmeans(pool, {

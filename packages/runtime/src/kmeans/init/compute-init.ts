@@ -55,7 +55,7 @@ export interface InitFromFileRequest {
   method: InitMethod
   k: number
   seed: number
-  /** Kernel name from the registry for k-means|| (default `reference`). */
+  /** Kernel name from the registry for the distance blocks of k-means++ and k-means|| (default `reference`). */
   kernel?: string
   /** Threads of that kernel (default: this machine's cores). */
   threads?: number
