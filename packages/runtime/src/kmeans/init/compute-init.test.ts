@@ -115,7 +115,7 @@ describe('initOnPool', () => {
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  it('computes every method on a worker process to the in-process centroids; a bad k is a coded error', async () => {
+  it('computes every method on a worker process to the in-process centroids; a bad method or k is a coded error', async () => {
     const pool = await WorkerPool.start({ workers: 2, spawn: spawnLocalWorker })
     try {
       for (const method of INIT_METHODS) {
@@ -124,6 +124,9 @@ describe('initOnPool', () => {
         expect(await initOnPool(pool, req)).toEqual(expected)
         expect(await initOnPool(pool, req, 1)).toEqual(expected)
       }
+      await expect(
+        initOnPool(pool, { file: join(dir, 'x.npy'), method: 'kmeans+' as 'kmeans++', k: 3, seed: 1 }),
+      ).rejects.toMatchObject({ code: 'INIT_UNKNOWN_METHOD', message: expect.stringMatching(/'kmeans\+'/) })
       await expect(
         initOnPool(pool, { file: join(dir, 'x.npy'), method: 'kmeans++', k: n + 1, seed: 1 }),
       ).rejects.toMatchObject({

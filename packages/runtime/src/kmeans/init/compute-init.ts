@@ -45,7 +45,13 @@ export async function computeInit(
     return gatherRows(rows, picks, d)
   }
   if (method === 'random') return randomInit(rows, m, d, k, rng).centroids
-  return (await kmeansParallelInit(rows, m, d, k, { rng, kernel })).centroids
+  if (method === 'kmeans-parallel')
+    return (await kmeansParallelInit(rows, m, d, k, { rng, kernel })).centroids
+  // A request from another process is not type-checked: name what was asked for.
+  throw new UsageError(
+    'INIT_UNKNOWN_METHOD',
+    `init method '${String(method)}' is not one of ${initMethods.join(', ')}`,
+  )
 }
 
 /** What {@link initFromFile} needs: the `kmeans-init` request a driver sends its first worker. */
