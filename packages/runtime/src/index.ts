@@ -97,12 +97,22 @@ export {
   encodedBytes,
 } from './kmeans/encoding/centroid-encoding.ts'
 export { float16BitsToFloat32, float32ToFloat16Bits } from './kmeans/encoding/float16.ts'
+export type { InitFromFileRequest, InitMethod } from './kmeans/init/compute-init.ts'
+export {
+  computeInit,
+  DEFAULT_INIT_METHOD,
+  INIT_METHODS,
+  initFromFile,
+  isInitMethod,
+} from './kmeans/init/compute-init.ts'
 export { INIT_SAMPLE_ROWS, sampleInitRows } from './kmeans/init/init-sample.ts'
 export type { KmeansParallelOptions } from './kmeans/init/kmeans-parallel.ts'
-export { kmeansParallelInit, weightedKmeansPlusPlus } from './kmeans/init/kmeans-parallel.ts'
+export { kmeansParallelInit } from './kmeans/init/kmeans-parallel.ts'
 export { kmeansPlusPlus } from './kmeans/init/kmeans-plus-plus.ts'
+export { initOnPool } from './kmeans/init/pool-init.ts'
 export type { InitResult } from './kmeans/init/random-init.ts'
 export { gatherRows, randomInit, sampleDistinctIndices } from './kmeans/init/random-init.ts'
+export { weightedKmeansPlusPlus } from './kmeans/init/weighted-kmeans-plus-plus.ts'
 export type { KernelFactory } from './kmeans/kernel-registry.ts'
 export { kernelFactory, kernelNames, registerKernel } from './kmeans/kernel-registry.ts'
 export type {

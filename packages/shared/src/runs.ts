@@ -89,8 +89,20 @@ export const RunStatus = z.enum(runStatuses)
 export type RunStatus = z.infer<typeof RunStatus>
 
 /**
- * Body of `POST /api/runs`: the `codebook kmeans` flags in camelCase, with the same defaults
- * (`runDefaults`). The init is k-means++ seeded by `seed`.
+ * Seeded init methods of a run and of `codebook kmeans --init`: `kmeans++` (Arthur &
+ * Vassilvitskii, k sequential passes), `kmeans-parallel` (k-means||, Bahmani et al.: a few
+ * oversampling passes on the kernel, then k-means++ over the weighted candidates; far faster at
+ * large k) and `random` (k distinct rows). All run over the runtime's ≤ 100k-row init sample.
+ */
+export const initMethods = ['kmeans++', 'kmeans-parallel', 'random'] as const
+export const InitMethod = z.enum(initMethods)
+export type InitMethod = z.infer<typeof InitMethod>
+/** The init of the CLI and the server when none is given (k-means++, so old seeds keep their centroids). */
+export const DEFAULT_INIT_METHOD: InitMethod = 'kmeans++'
+
+/**
+ * Body of `POST /api/runs`: the `codebook kmeans` flags in camelCase (same defaults, except the
+ * kernel: the server defaults to `onnx`). The init method is seeded by `seed`.
  */
 export const CreateRun = z.object({
   datasetId: z.string().min(1),
@@ -113,6 +125,8 @@ export const CreateRun = z.object({
     .regex(/^[a-z0-9-]+$/)
     .default(runDefaults.kernel),
   seed: z.number().int().nonnegative().default(runDefaults.seed),
+  /** How the initial centroids are chosen (see {@link initMethods}); computed on the run's first worker. */
+  init: InitMethod.default(DEFAULT_INIT_METHOD),
   /**
    * Topology the workers run as: worker i takes the i-th node's rack, which orders the chain
    * (`chainOrder: 'topology'`) and splits bytes into intra- and cross-rack. Workers are still

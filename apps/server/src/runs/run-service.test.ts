@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { createRng, kmeansPlusPlus, lloydReference, openNpy } from '@codebook/runtime'
+import { computeInit, lloydReference, openNpy } from '@codebook/runtime'
 import {
   CreateRun,
   Dataset,
@@ -124,7 +124,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(done.status).toBe('succeeded')
 
     // Independent oracle: the same seeded k-means++ init (the whole set is the sample) and single-process Lloyd.
-    const init = kmeansPlusPlus(small.values, small.d, 4, createRng(1))
+    const init = await computeInit('kmeans++', small.values, small.values.length / small.d, small.d, 4, 1)
     const ref = lloydReference(small.values, small.d, init, { maxIterations: 3, tol: 0, seed: 1 })
     expect(done.iteration).toBe(ref.iterations)
     expect(done.inertia).toBeCloseTo(ref.inertia.at(-1)!, 6)
@@ -281,6 +281,18 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(await bigK.json()).toMatchObject({ code: 'KMEANS_BAD_K' })
     const bad = await post('/api/runs', { datasetId: smallId, k: 0, maxIterations: 1, workers: 1 })
     expect(bad.status).toBe(400)
+    const badInit = await post('/api/runs', {
+      datasetId: smallId,
+      k: 2,
+      maxIterations: 1,
+      workers: 1,
+      init: 'kmeans+',
+    })
+    expect(badInit.status).toBe(400)
+    expect(await badInit.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/init/),
+    })
     // The route refuses a kernel the runtime does not know before queueing anything.
     const unknownKernel = { datasetId: smallId, k: 2, maxIterations: 1, workers: 1, kernel: 'no-such-kernel' }
     const refused = await post('/api/runs', unknownKernel)
@@ -333,6 +345,7 @@ describe('runs across a restart', () => {
         algorithm: 'lloyd',
         kernel: 'reference',
         seed: 1,
+        init: 'kmeans++',
       })
       await repo.markRunning('r1')
       await app.close()

@@ -28,7 +28,7 @@ import type {
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import { hideServerPaths } from '../http/hide-paths.ts'
-import { kmeansPlusPlusInit } from './run-init.ts'
+import { initOnRunWorker } from './run-init.ts'
 import { FINAL_STATUSES, RESUMABLE_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
 
 /** Directories the run service writes to (all absolute, inside `$CODEBOOK_HOME`). */
@@ -289,26 +289,21 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       throw err
     })
-    let init: Float32Array
     const { n, d } = f
     // A resumed run starts from its checkpoint: iterations done so far are `offset`.
     const offset = run.checkpointIteration ?? 0
-    await progressed(run.id, { phase: 'loading', fraction: 0, message: `dataset ${run.datasetId}` })
-    await say(
-      run.id,
-      'info',
-      `Dataset ${run.datasetId}: ${n.toLocaleString('en')} vectors × ${d} dimensions.`,
-    )
+    let fromCheckpoint: Float32Array | null = null
     try {
+      await progressed(run.id, { phase: 'loading', fraction: 0, message: `dataset ${run.datasetId}` })
+      await say(
+        run.id,
+        'info',
+        `Dataset ${run.datasetId}: ${n.toLocaleString('en')} vectors × ${d} dimensions.`,
+      )
       await progressed(run.id, { phase: 'init', fraction: 0 })
       if (offset > 0) {
         await say(run.id, 'info', `Resuming from the checkpoint of iteration ${offset}.`)
-        init = await readCheckpoint(run, d)
-      } else {
-        const started = performance.now()
-        init = await kmeansPlusPlusInit(f, p.k, p.seed)
-        const ms = Math.round(performance.now() - started)
-        await say(run.id, 'info', `k-means++ init of ${p.k} centroids (seed ${p.seed}) in ${ms} ms.`)
+        fromCheckpoint = await readCheckpoint(run, d)
       }
     } finally {
       await f.close()
@@ -316,7 +311,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     signal.throwIfAborted()
     const remaining = p.maxIterations - offset
     // Interrupted after its last iteration but before the vocabulary was written: nothing left to run.
-    if (remaining <= 0) return { centroids: init, k: p.k, d }
+    if (remaining <= 0 && fromCheckpoint !== null) return { centroids: fromCheckpoint, k: p.k, d }
     const runDir = join(paths.runs, run.id)
     await mkdir(runDir, { recursive: true })
 
@@ -387,6 +382,10 @@ export function createRunService(deps: RunServiceDeps): RunService {
       })
     }
     try {
+      signal.throwIfAborted()
+      // The init runs on worker 0 (its O(k · sample · d) work would otherwise block this event loop).
+      const init =
+        fromCheckpoint ?? (await initOnRunWorker(pool, file, p, (line) => say(run.id, 'info', line)))
       signal.throwIfAborted()
       const result = await runKmeans(pool, {
         data: { kind: 'npy', file, n, d },

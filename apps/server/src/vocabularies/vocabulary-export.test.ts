@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createRng, kmeansPlusPlus, lloydReference, openNpy } from '@codebook/runtime'
+import { computeInit, lloydReference, openNpy } from '@codebook/runtime'
 import { Dataset, Run, VocabularyExportJson, VocabularyList } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
@@ -71,7 +71,8 @@ describe('vocabulary export', () => {
     ])
 
     // Independent oracle: the same seeded k-means++ init and single-process Lloyd.
-    const ref = lloydReference(data.values, data.d, kmeansPlusPlus(data.values, data.d, k, createRng(1)), {
+    const init = await computeInit('kmeans++', data.values, data.values.length / data.d, data.d, k, 1)
+    const ref = lloydReference(data.values, data.d, init, {
       maxIterations: 3,
       tol: 0,
       seed: 1,

@@ -1,3 +1,4 @@
+import { initMethods } from '@codebook/shared'
 import { z } from 'zod'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
@@ -60,8 +61,25 @@ export const IterateRequest = z.object({
 })
 export type IterateRequest = z.infer<typeof IterateRequest>
 
+/** `init`: a run's initial centroids from its data file (the one path of the CLI and the server). */
+export const InitRequest = z.object({
+  /** The data `.npy`; the init runs over its seeded sample (`sampleInitRows`). */
+  file: z.string(),
+  method: z.enum(initMethods),
+  k: z.number().int().positive(),
+  seed: z.number().int(),
+  /** Kernel name from the registry for the distance blocks of k-means++ and k-means|| (default `reference`). */
+  kernel: z.string().optional(),
+  /** Threads of that kernel (default: this machine's cores). */
+  threads: z.number().int().positive().optional(),
+})
+
+/** The `init` reply (the centroids travel as a k × d float32 blob). */
+export const InitResult = z.object({ k: z.number().int().positive(), d: count })
+
 /** Every message the K-means application serves. */
 export const KmeansMessage = z.discriminatedUnion('type', [
+  InitRequest.extend({ type: z.literal('init') }),
   LoadRequest.extend({ type: z.literal('load') }),
   IterateRequest.extend({ type: z.literal('iterate') }),
 ])

@@ -6,8 +6,8 @@ import { Command } from 'commander'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { decodeCentroids, encodeCentroids } from '../../kmeans/encoding/centroid-encoding.ts'
+import { computeInit } from '../../kmeans/init/compute-init.ts'
 import { kmeansParallelInit } from '../../kmeans/init/kmeans-parallel.ts'
-import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
 import { randomInit } from '../../kmeans/init/random-init.ts'
 import { assignReference, createReferenceKernel } from '../../kmeans/kernels/reference-kernel.ts'
 import { lloydReference } from '../../kmeans/lloyd-reference.ts'
@@ -155,7 +155,7 @@ describe('codebook kmeans', () => {
     )
     const widened = Float32Array.from(bytes)
     // Same seed → same k-means++ init over the (whole, since n is small) data.
-    const init = kmeansPlusPlus(widened, d, k, createRng(4))
+    const init = await computeInit('kmeans++', widened, widened.length / d, d, k, 4)
     const reference = lloydReference(widened, d, init, { maxIterations: 50, tol: 0, seed: 4 })
     expect(res.iterations).toBe(reference.iterations)
     for (let i = 0; i < k * d; i++)

@@ -13,13 +13,10 @@ import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
 import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
 import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
-import { sampleInitRows } from '../../kmeans/init/init-sample.ts'
-import { kmeansParallelInit } from '../../kmeans/init/kmeans-parallel.ts'
-import { kmeansPlusPlus } from '../../kmeans/init/kmeans-plus-plus.ts'
-import { randomInit } from '../../kmeans/init/random-init.ts'
-import { kernelFactory, kernelNames } from '../../kmeans/kernel-registry.ts'
+import { DEFAULT_INIT_METHOD, INIT_METHODS, isInitMethod } from '../../kmeans/init/compute-init.ts'
+import { initOnPool } from '../../kmeans/init/pool-init.ts'
+import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { type KmeansRunResult, runKmeans } from '../../kmeans/run-kmeans.ts'
-import { createRng } from '../../random/rng.ts'
 import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
 import { readTopology, workerRacks } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
@@ -52,55 +49,24 @@ export interface KmeansCommandOptions {
   kernel: string
 }
 
-/** Seeded init methods `--init` accepts besides a .npy file (to use a file with such a name, write ./random). */
-export const INIT_METHODS = ['kmeans++', 'kmeans-parallel', 'random'] as const
-
-/** An init method of {@link INIT_METHODS}. */
-export type InitMethod = (typeof INIT_METHODS)[number]
-
-/** Whether an `--init` value names a method rather than a file. */
-export function isInitMethod(init: string): init is InitMethod {
-  return (INIT_METHODS as readonly string[]).includes(init)
-}
-
 /**
- * Reads the initial centroids: the --init file, or the --init method (k-means++ by default,
- * k-means|| or k distinct random rows) over (a sample of) the data, seeded by --seed.
+ * The --init file's centroids, or null when --init names a seeded method (or is absent): those
+ * are computed on the first worker ({@link initOnPool}), as the server does.
  */
-async function initialCentroids(o: KmeansCommandOptions, d: number): Promise<Float32Array> {
-  if (o.init && !isInitMethod(o.init)) {
-    const f = await openNpy(o.init)
-    try {
-      if (f.d !== d)
-        throw new UsageError('KMEANS_BAD_INIT', `${o.init}: centroids have d = ${f.d}, the data has d = ${d}`)
-      if (o.k !== undefined && f.n !== o.k)
-        throw new UsageError('KMEANS_BAD_INIT', `${o.init}: has ${f.n} centroids, --k is ${o.k}`)
-      const rows = await f.readRows(0, f.n)
-      return rows instanceof Float32Array ? rows : Float32Array.from(rows)
-    } finally {
-      await f.close()
-    }
+async function initFileCentroids(o: KmeansCommandOptions, d: number): Promise<Float32Array | null> {
+  if (!o.init || isInitMethod(o.init)) {
+    if (o.k === undefined)
+      throw new UsageError('KMEANS_NO_K', 'give --k, or --init with the initial centroids')
+    return null
   }
-  const method: InitMethod = o.init && isInitMethod(o.init) ? o.init : 'kmeans++'
-  if (o.k === undefined) throw new UsageError('KMEANS_NO_K', 'give --k, or --init with the initial centroids')
-  const k = o.k
-  const f = await openNpy(o.data)
+  const f = await openNpy(o.init)
   try {
-    const { rows, m } = await sampleInitRows(f, o.seed)
-    if (k > m)
-      throw new UsageError(
-        'KMEANS_BAD_K',
-        `k = ${k} exceeds the ${m} vectors the init samples from ${o.data}`,
-      )
-    if (method === 'kmeans++') return kmeansPlusPlus(rows, d, k, createRng(o.seed))
-    if (method === 'random') return randomInit(rows, m, d, k, createRng(o.seed)).centroids
-    // k-means|| distance passes run on the run's kernel (BLAS speed with onnx), on all cores.
-    const kernel = await kernelFactory(o.kernel)({ threads: availableParallelism() })
-    try {
-      return (await kmeansParallelInit(rows, m, d, k, { rng: createRng(o.seed), kernel })).centroids
-    } finally {
-      await kernel.dispose()
-    }
+    if (f.d !== d)
+      throw new UsageError('KMEANS_BAD_INIT', `${o.init}: centroids have d = ${f.d}, the data has d = ${d}`)
+    if (o.k !== undefined && f.n !== o.k)
+      throw new UsageError('KMEANS_BAD_INIT', `${o.init}: has ${f.n} centroids, --k is ${o.k}`)
+    const rows = await f.readRows(0, f.n)
+    return rows instanceof Float32Array ? rows : Float32Array.from(rows)
   } finally {
     await f.close()
   }
@@ -136,11 +102,22 @@ export async function runKmeansCommand(
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<KmeansRunResult> {
   const { n, d } = await kmeansDataShape(o.data)
-  const init = await initialCentroids(o, d)
+  const fromFile = await initFileCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
   const racks = workerRacks(topology, o.workers)
   const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
   try {
+    const init =
+      fromFile ??
+      (await initOnPool(pool, {
+        file: o.data,
+        method: o.init && isInitMethod(o.init) ? o.init : DEFAULT_INIT_METHOD,
+        k: o.k as number,
+        seed: o.seed,
+        kernel: o.kernel,
+        // The other workers idle meanwhile: the init's kernel gets every core (the server passes the same).
+        threads: availableParallelism(),
+      }))
     const result = await runKmeans(pool, {
       data: { kind: 'npy', file: o.data, n, d },
       init,
