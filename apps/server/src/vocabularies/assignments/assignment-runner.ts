@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { rm } from 'node:fs/promises'
-import { ApiError } from '../../http/api-error.ts'
 import { childCommand } from '../../child/child-command.ts'
+import { ApiError } from '../../http/api-error.ts'
 import type { AssignmentFromChild, AssignmentToChild } from './assignment-child.ts'
 import { type AssignmentJob, partialDir } from './compute-assignments.ts'
 
