@@ -16,9 +16,13 @@ export type SpawnWorker = (args: string[]) => ChildProcess
  *   command works from any working directory.
  */
 export function workerCommand(): { command: string; args: string[] } {
-  const self = fileURLToPath(import.meta.url)
-  const ext = self.endsWith('.ts') ? 'ts' : 'js'
-  return entryCommand(new URL(`../worker-entry.${ext}`, import.meta.url))
+  return entryCommand(defaultEntry())
+}
+
+/** The shipped worker entry, `.ts` or `.js` as this module itself. */
+function defaultEntry(): URL {
+  const ext = fileURLToPath(import.meta.url).endsWith('.ts') ? 'ts' : 'js'
+  return new URL(`../worker-entry.${ext}`, import.meta.url)
 }
 
 /**
@@ -35,8 +39,7 @@ function entryCommand(entry: URL): { command: string; args: string[] } {
 
 /** The default {@link SpawnWorker}: a child process running {@link workerCommand}, stderr passed through. */
 export function spawnLocalWorker(args: string[]): ChildProcess {
-  const { command, args: base } = workerCommand()
-  return spawn(command, [...base, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
+  return spawnWorkerEntry(defaultEntry())(args)
 }
 
 /**
