@@ -212,3 +212,38 @@ describe('every mode equals the sequential fold on random inputs', () => {
     }
   })
 })
+
+describe('bytes of the order-keeping ring', () => {
+  it('each message carries its low segment and, after the wrap, the high one: exactly as computed from the data', async () => {
+    const p = 4
+    const keys = 9
+    const ranks = [3, 0, 2, 1]
+    const root = 1
+    const tasks = ranks.map((_, i) => [concatTask(i, 0, keys)])
+    const out = await expectFold(
+      { combiner: testCombiners.concat, name: 'concat', mode: 'ring', ranks, root, keys, tasks },
+      'ring bytes',
+    )
+    // Independent expectation: the concat block of members [lo, hi] over block b, and the framing.
+    const bounds = Array.from({ length: p + 1 }, (_, j) => Math.floor((j * keys) / p))
+    const utf8 = (s: string) => new TextEncoder().encode(s).length
+    const blockBytes = (b: number, lo: number, hi: number) => {
+      let n = 8
+      for (let k = bounds[b]!; k < bounds[b + 1]!; k++)
+        for (let m = lo; m <= hi; m++) n += (m === lo ? 4 : 0) + utf8(tasks[m]![0]![k]!)
+      return n
+    }
+    const pad8 = (n: number) => Math.ceil(n / 8) * 8
+    for (let me = 0; me < p; me++) {
+      let expected = 0
+      for (let s = 0; s < p - 1; s++) {
+        const b = (me - s + p) % p
+        // Before the wrap one segment covers members b … me; after it, 0 … me and b … p − 1.
+        expected +=
+          8 + (b <= me ? pad8(blockBytes(b, b, me)) : pad8(blockBytes(b, 0, me)) + blockBytes(b, b, p - 1))
+      }
+      if (me !== root) expected += blockBytes((me + 1) % p, 0, p - 1)
+      expect(out[me]!.bytesSent, `member ${me}`).toBe(expected)
+    }
+  })
+})
