@@ -247,3 +247,30 @@ describe('bytes of the order-keeping ring', () => {
     }
   })
 })
+
+describe('bad input', () => {
+  it('direct: a member whose map tasks disagree with taskCounts fails with a coded error before sending', async () => {
+    const ops = { shuffle: pool.nextOpId(), reduce: pool.nextOpId(), combine: pool.nextOpId() }
+    const blob = testCombiners.concat.encode(concatTask(0, 0, 3), 0, 3).bytes
+    await expect(
+      pool.call(
+        2,
+        regroupCheckApplication,
+        {
+          type: 'regroup',
+          combiner: 'concat',
+          mode: 'direct',
+          ranks: [2, 4],
+          root: 0,
+          ops,
+          keys: 3,
+          taskCounts: [2, 1],
+        },
+        [blob],
+      ),
+    ).rejects.toMatchObject({
+      code: 'REGROUP_TASK_COUNTS',
+      message: expect.stringContaining('member 0 (rank 2) has 1 map tasks'),
+    })
+  })
+})

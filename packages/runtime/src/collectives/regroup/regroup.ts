@@ -109,6 +109,12 @@ export async function regroup<P>(
   }
 
   if (mode === 'direct' || mode === 'three-stage') {
+    // Receivers expect taskCounts[i] messages from member i: a wrong count would hang them.
+    if (mode === 'direct' && (taskCounts.length !== p || taskCounts[me] !== tasks.length))
+      throw new CodebookError(
+        'REGROUP_TASK_COUNTS',
+        `member ${me} (rank ${g.plane.rank}) has ${tasks.length} map tasks; taskCounts [${taskCounts.join(', ')}] for ${p} members says ${taskCounts[me]}`,
+      )
     const senders = mode === 'direct' ? tasks : [mergeLocal()]
     const sends: Promise<void>[] = []
     for (let j = 0; j < p; j++) {
