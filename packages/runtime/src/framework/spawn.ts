@@ -16,19 +16,39 @@ export type SpawnWorker = (args: string[]) => ChildProcess
  *   command works from any working directory.
  */
 export function workerCommand(): { command: string; args: string[] } {
-  const self = fileURLToPath(import.meta.url)
-  if (self.endsWith('.ts')) {
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-    const entry = fileURLToPath(new URL('../worker-entry.ts', import.meta.url))
-    return { command: process.execPath, args: ['--conditions=@codebook/source', '--import', tsx, entry] }
-  }
-  return { command: process.execPath, args: [fileURLToPath(new URL('../worker-entry.js', import.meta.url))] }
+  return entryCommand(defaultEntry())
+}
+
+/** The shipped worker entry, `.ts` or `.js` as this module itself. */
+function defaultEntry(): URL {
+  const ext = fileURLToPath(import.meta.url).endsWith('.ts') ? 'ts' : 'js'
+  return new URL(`../worker-entry.${ext}`, import.meta.url)
+}
+
+/**
+ * The command that runs the worker entry module `entry`: `node ENTRY.js`, or for a `.ts` entry
+ * `node --conditions=@codebook/source --import <tsx> ENTRY.ts`. tsx is resolved from this
+ * package, so the command works from any working directory.
+ */
+function entryCommand(entry: URL): { command: string; args: string[] } {
+  const file = fileURLToPath(entry)
+  if (!file.endsWith('.ts')) return { command: process.execPath, args: [file] }
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+  return { command: process.execPath, args: ['--conditions=@codebook/source', '--import', tsx, file] }
 }
 
 /** The default {@link SpawnWorker}: a child process running {@link workerCommand}, stderr passed through. */
 export function spawnLocalWorker(args: string[]): ChildProcess {
-  const { command, args: base } = workerCommand()
-  return spawn(command, [...base, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
+  return spawnWorkerEntry(defaultEntry())(args)
+}
+
+/**
+ * A {@link SpawnWorker} running another worker entry module (which calls `runWorker` with its own
+ * list of applications): how a test serves an application that is not shipped.
+ */
+export function spawnWorkerEntry(entry: URL): SpawnWorker {
+  const { command, args: base } = entryCommand(entry)
+  return (args) => spawn(command, [...base, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
 }
 
 /** Parses `HOST:PORT`. */

@@ -3,6 +3,7 @@ import type { StageName } from '@codebook/shared'
 import { broadcast } from '../collectives/broadcast/index.ts'
 import type { Group } from '../collectives/group.ts'
 import { blockBounds } from '../collectives/group.ts'
+import { clusterSumsCombiner } from '../collectives/regroup/cluster-sums-combiner.ts'
 import type { Partials } from '../collectives/regroup/partials.ts'
 import { combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
@@ -168,21 +169,22 @@ export class KmeansWorkerState {
     }
     ms.map = this.now() - t
 
+    const combiner = clusterSumsCombiner(d)
     const r = await regroup(
       g(req.ops.shuffle),
       { shuffle: req.ops.shuffle, reduce: req.ops.reduce },
       partials,
       req.taskCounts,
       req.aggregation,
+      combiner,
       k,
-      d,
       this.now,
     )
     ms.shuffle = r.shuffleMs
     ms.reduce = r.reduceMs
 
     t = this.now()
-    const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation)
+    const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation, combiner)
     ms.combine = this.now() - t
 
     const opOf: Record<StageName, number | null> = {

@@ -1,3 +1,5 @@
+import type { EncodedBlock } from './combiner.ts'
+
 /**
  * Key-value partial results of a map task or node: key = centroid id, value = (sum vector,
  * count). Held dense in memory (k × d sums, k counts, float64 so long sums stay exact well past
@@ -43,12 +45,6 @@ export function encodedBytes(p: Partials, from: number, to: number): number {
   let touched = 0
   for (let i = from; i < to; i++) if (p.counts[i]! > 0) touched++
   return Math.min(sparseBytes(touched, p.d), denseBytes(to - from, p.d))
-}
-
-/** An encoded block and whether the sparse form was chosen. */
-export interface EncodedBlock {
-  bytes: Uint8Array
-  sparse: boolean
 }
 
 /**

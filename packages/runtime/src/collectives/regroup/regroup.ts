@@ -1,8 +1,10 @@
 import { CodebookError } from '../../errors.ts'
+import { allGather } from '../all-gather.ts'
 import { allReduceSum } from '../all-reduce.ts'
 import { gather } from '../gather.ts'
 import { blockBounds, type Group, groupIndex, recvFrom, sendTo } from '../group.ts'
-import { addPartials, createPartials, encodeBlock, mergeBlock, type Partials } from './partials.ts'
+import type { Combiner, EncodedBlock } from './combiner.ts'
+import { ringReduceScatter } from './ring-reduce-scatter.ts'
 
 /**
  * How map outputs reach the reducers (the names of the Map-Collective paper).
@@ -10,10 +12,12 @@ import { addPartials, createPartials, encodeBlock, mergeBlock, type Partials } f
  * - `three-stage`: the paper's 3-stage aggregation — (1) the tasks of a node are merged, (2)
  *   each node sends each reducer its block (group-by partition across nodes, an all-to-all):
  *   bytes shrink by about the tasks per node, (3) the reducers' blocks are gathered at the root.
- * - `ring`: local merge, then a ring reduce-scatter by centroid block (blocks are summed as
+ * - `ring`: local merge, then a ring reduce-scatter by key block (blocks are combined as
  *   they travel, so each node sends p − 1 blocks whatever p), then a gather at the root.
- * - `allreduce`: local merge, then a ring all-reduce of the dense partials, so every node ends
- *   with every new centroid (no gather needed).
+ * - `allreduce`: local merge, then a ring reduce-scatter and a ring all-gather, so every node
+ *   ends with every key (no gather needed): the dense all-reduce of a float64 vector for a
+ *   combiner with `elementwiseSum` (K-means), else by key block through the combiner's codec.
+ * Every mode combines in group order for a non-commutative combiner (see {@link Combiner}).
  * Before 2026-11-25 `three-stage` named today's `ring` and `local` today's `three-stage`; stored
  * runs were migrated, and `local` is still read as `three-stage` ({@link parseAggregation}).
  */
@@ -41,159 +45,147 @@ export interface RegroupOps {
 }
 
 /** What a node holds after regroup, and how long its stages took. */
-export interface RegroupResult {
+export interface RegroupResult<P> {
   /** Full-size partials; only keys [from, to) are complete (all keys for `allreduce`). */
-  partials: Partials
+  partials: P
+  /** Keys of the whole partial. */
+  keys: number
   from: number
   to: number
   shuffleMs: number
   reduceMs: number
-  /** Encoded messages sent, by chosen form. */
+  /** Blocks this node encoded and sent, by chosen form (a forwarded block is not counted again). */
   sparseMessages: number
   denseMessages: number
 }
 
 /**
- * Regroups the map outputs `tasks` (this node's map tasks) by centroid block across the group
- * and reduces them. `taskCounts[i]` is the number of map tasks of group member i (needed by
- * `direct`, where every task sends its own messages).
+ * Regroups the map outputs `tasks` (this node's map tasks, in task order) by key block across
+ * the group and reduces them with `combiner`. `taskCounts[i]` is the number of map tasks of
+ * group member i (needed by `direct`, where every task sends its own messages).
  */
-export async function regroup(
+export async function regroup<P>(
   g: Group,
   ops: RegroupOps,
-  tasks: Partials[],
+  tasks: readonly P[],
   taskCounts: readonly number[],
   mode: AggregationMode,
-  k: number,
-  d: number,
+  combiner: Combiner<P>,
+  keys: number,
   now: () => number,
-): Promise<RegroupResult> {
+): Promise<RegroupResult<P>> {
   const p = g.ranks.length
   const me = groupIndex(g)
-  const bounds = blockBounds(k, p)
+  const bounds = blockBounds(keys, p)
   const shuffle: Group = { ...g, op: ops.shuffle }
   const reduce: Group = { ...g, op: ops.reduce }
   let sparseMessages = 0
   let denseMessages = 0
-  const count = (sparse: boolean) => (sparse ? sparseMessages++ : denseMessages++)
+  const count = (e: EncodedBlock) => (e.sparse ? sparseMessages++ : denseMessages++)
   if (!aggregationModes.includes(mode))
     throw new CodebookError('AGGREGATION_UNKNOWN', `unknown aggregation mode '${String(mode)}'`)
   const t0 = now()
+  const result = (partials: P, from: number, to: number, t1: number): RegroupResult<P> => ({
+    partials,
+    keys,
+    from,
+    to,
+    shuffleMs: t1 - t0,
+    reduceMs: now() - t1,
+    sparseMessages,
+    denseMessages,
+  })
 
-  const mergeLocal = (): Partials => {
-    const local = createPartials(k, d)
-    for (const t of tasks) addPartials(local, t)
+  const mergeLocal = (): P => {
+    const local = combiner.zero(keys)
+    for (const t of tasks) combiner.combine(local, t)
     return local
   }
 
   if (p === 1) {
     // A group of one has nothing to shuffle or reduce: its merged tasks are the whole result
     // (every mode agrees; encoding and decoding 1 MB blocks to itself cost ~6 ms per iteration).
-    return {
-      partials: mergeLocal(),
-      from: 0,
-      to: k,
-      shuffleMs: 0,
-      reduceMs: now() - t0,
-      sparseMessages,
-      denseMessages,
-    }
+    return result(mergeLocal(), 0, keys, t0)
   }
 
   if (mode === 'direct' || mode === 'three-stage') {
+    // Receivers expect taskCounts[i] messages from member i: a wrong count would hang them.
+    if (mode === 'direct' && (taskCounts.length !== p || taskCounts[me] !== tasks.length))
+      throw new CodebookError(
+        'REGROUP_TASK_COUNTS',
+        `member ${me} (rank ${g.plane.rank}) has ${tasks.length} map tasks; taskCounts [${taskCounts.join(', ')}] for ${p} members says ${taskCounts[me]}`,
+      )
     const senders = mode === 'direct' ? tasks : [mergeLocal()]
     const sends: Promise<void>[] = []
     for (let j = 0; j < p; j++) {
       if (j === me) continue
       senders.forEach((part, step) => {
-        const enc = encodeBlock(part, bounds[j]!, bounds[j + 1]!)
-        count(enc.sparse)
+        const enc = combiner.encode(part, bounds[j]!, bounds[j + 1]!)
+        count(enc)
         sends.push(sendTo(shuffle, j, step, enc.bytes))
       })
     }
-    const recvs: Promise<Uint8Array>[] = []
+    const recvs: Promise<Uint8Array[]>[] = []
     for (let i = 0; i < p; i++) {
-      if (i === me) continue
-      const messages = mode === 'direct' ? taskCounts[i]! : 1
-      for (let step = 0; step < messages; step++) recvs.push(recvFrom(shuffle, i, step))
+      const messages = i === me ? 0 : mode === 'direct' ? taskCounts[i]! : 1
+      recvs.push(Promise.all(Array.from({ length: messages }, (_, step) => recvFrom(shuffle, i, step))))
     }
     const [, received] = await Promise.all([Promise.all(sends), Promise.all(recvs)])
     const t1 = now()
-    const own = createPartials(k, d)
-    for (const part of senders) addPartials(own, part)
-    for (const bytes of received) mergeBlock(own, bytes)
-    return {
-      partials: own,
-      from: bounds[me]!,
-      to: bounds[me + 1]!,
-      shuffleMs: t1 - t0,
-      reduceMs: now() - t1,
-      sparseMessages,
-      denseMessages,
+    const own = combiner.zero(keys)
+    // Group order for a non-commutative ⊕; a commutative one takes this node's own first, as
+    // before combiners (so K-means adds in the same order, bit for bit).
+    const members = Array.from({ length: p }, (_, i) => i)
+    const order = combiner.commutative ? [me, ...members.filter((i) => i !== me)] : members
+    for (const i of order) {
+      if (i === me) for (const part of senders) combiner.combine(own, part)
+      else for (const bytes of received[i]!) combiner.combineBlock(own, bytes, 'right')
     }
+    return result(own, bounds[me]!, bounds[me + 1]!, t1)
   }
 
   const local = mergeLocal()
   const t1 = now()
-  if (mode === 'allreduce') {
-    // Counts ride in the same vector as the sums, so one all-reduce carries the whole value.
-    const flat = new Float64Array(k * d + k)
-    flat.set(local.sums, 0)
-    flat.set(local.counts, k * d)
-    await allReduceSum(reduce, flat)
-    denseMessages += p > 1 ? 2 * (p - 1) : 0
-    const partials: Partials = { k, d, sums: flat.subarray(0, k * d), counts: flat.subarray(k * d) }
-    return {
-      partials,
-      from: 0,
-      to: k,
-      shuffleMs: t1 - t0,
-      reduceMs: now() - t1,
-      sparseMessages,
-      denseMessages,
-    }
+  if (mode === 'allreduce' && combiner.elementwiseSum) {
+    const { pack, unpack } = combiner.elementwiseSum
+    const flat = await allReduceSum(reduce, pack(local))
+    denseMessages += 2 * (p - 1)
+    return result(unpack(flat, keys), 0, keys, t1)
   }
-  // Ring reduce-scatter by centroid block: in step s send the running block (me − s), receive
-  // block (me − s − 1) and add it in; after p − 1 steps block (me + 1) mod p is complete here.
-  const next = (me + 1) % p
-  const prev = (me - 1 + p) % p
-  for (let s = 0; s < p - 1; s++) {
-    const sb = (me - s + p) % p
-    const enc = encodeBlock(local, bounds[sb]!, bounds[sb + 1]!)
-    count(enc.sparse)
-    const [, got] = await Promise.all([sendTo(reduce, next, s, enc.bytes), recvFrom(reduce, prev, s)])
-    mergeBlock(local, got)
-  }
-  const owned = (me + 1) % p
-  return {
-    partials: local,
-    from: bounds[owned]!,
-    to: bounds[owned + 1]!,
-    shuffleMs: t1 - t0,
-    reduceMs: now() - t1,
-    sparseMessages,
-    denseMessages,
-  }
+  const owned = await ringReduceScatter(reduce, local, combiner, bounds, count)
+  if (mode === 'ring') return result(local, bounds[owned]!, bounds[owned + 1]!, t1)
+  // allreduce through the codec: every member all-gathers the reduced blocks (steps after the
+  // reduce-scatter's on the same op) and assembles them over zero; blocks are disjoint.
+  const mine = combiner.encode(local, bounds[owned]!, bounds[owned + 1]!)
+  count(mine)
+  const blocks = await allGather(reduce, mine.bytes, ALL_GATHER_STEPS)
+  const full = combiner.zero(keys)
+  for (const b of blocks) combiner.combineBlock(full, b, 'right')
+  return result(full, 0, keys, t1)
 }
+
+/** Step ids of the all-gather after a reduce-scatter on the same op (as `allReduceSum` does). */
+const ALL_GATHER_STEPS = 0x8000
 
 /**
  * Combine: gathers every node's reduced block at group member `root`, which resolves to the full
  * partials (others resolve to null). With `allreduce` every node already has everything, so no
- * bytes move.
+ * bytes move. The blocks cover disjoint keys, so assembling them over zero needs no order.
  */
-export async function combineAtRoot(
+export async function combineAtRoot<P>(
   g: Group,
   root: number,
-  r: RegroupResult,
+  r: RegroupResult<P>,
   mode: AggregationMode,
-): Promise<Partials | null> {
+  combiner: Combiner<P>,
+): Promise<P | null> {
   const me = groupIndex(g)
   // With allreduce every node has everything; a group of one holds everything too.
   if (mode === 'allreduce' || g.ranks.length === 1) return me === root ? r.partials : null
-  const enc = encodeBlock(r.partials, r.from, r.to)
+  const enc = combiner.encode(r.partials, r.from, r.to)
   const blocks = await gather(g, root, enc.bytes)
   if (!blocks) return null
-  const full = createPartials(r.partials.k, r.partials.d)
-  for (const b of blocks) mergeBlock(full, b)
+  const full = combiner.zero(r.keys)
+  for (const b of blocks) combiner.combineBlock(full, b, 'right')
   return full
 }
