@@ -254,7 +254,8 @@ export type VocabularyList = z.infer<typeof VocabularyList>
  * Formats of `GET /api/vocabularies/:id/assignments`, one row per dataset vector in row order:
  * `npy` is a structured array of shape (n,) with fields `row` (<i8), `word` (<i4, the nearest
  * centroid, ties to the lowest index), `distance_sq` (<f8) and, when the dataset has ids,
- * `picture`, `picture_row`, `picture_col` (<i4); `csv` has the same columns with a header line.
+ * `picture`, `picture_row`, `picture_col` (<i4); `csv` has the same columns with a header line
+ * (its `picture` is the name when the dataset's picture ids were names; the npy keeps the index).
  */
 export const assignmentFormats = ['npy', 'csv'] as const
 export const AssignmentFormat = z.enum(assignmentFormats)

@@ -65,6 +65,35 @@ describe('computeAssignments', () => {
     }
   })
 
+  it('writes picture names (CSV-quoted) in the CSV when the HOG text named its pictures, and their index in the npy', async () => {
+    // The same rows, with every picture id turned into a name that needs quoting.
+    const named = hogText(data)
+      .split('\n')
+      .map((line) => line.replace(/^(\d+) /, (_, id: string) => `photo,${id}.jpg `))
+      .join('\n')
+    await writeFile(join(dir, 'named.txt'), named)
+    await importToStore(join(dir, 'named.txt'), join(dir, 'named'))
+    const outDir = join(dir, 'out-named')
+    await computeAssignments(
+      { datasetDir: join(dir, 'named'), vocabularyFile: join(dir, 'vocabulary.npy'), outDir },
+      kernel,
+    )
+    const oracle = bruteForceAssign(data.values, centroids, data.d)
+    const lines = (await readFile(join(outDir, ASSIGNMENTS_CSV), 'utf8')).trimEnd().split('\n')
+    expect(lines[0]).toBe('row,word,distance_sq,picture,picture_row,picture_col')
+    for (let i = 0; i < data.n; i++) {
+      const [picture, row, col] = [0, 1, 2].map((j) => data.ids[i * 3 + j])
+      expect(lines[i + 1]).toBe(
+        `${i},${oracle.words[i]},${oracle.distances[i]},"photo,${picture}.jpg",${row},${col}`,
+      )
+    }
+    const npy = parseStructuredNpy(await readFile(join(outDir, ASSIGNMENTS_NPY)))
+    const names = (await readFile(join(dir, 'named', 'picture-names.txt'), 'utf8')).split('\n')
+    expect(npy.columns.picture!.map((index) => names[index as number])).toEqual(
+      Array.from({ length: data.n }, (_, i) => `photo,${data.ids[i * 3]}.jpg`),
+    )
+  })
+
   it('leaves the id columns out for a dataset without ids, and works without a dense kernel', async () => {
     const outDir = join(dir, 'out-plain')
     // 699 rows a chunk: the last chunk holds one row.

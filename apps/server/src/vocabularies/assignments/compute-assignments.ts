@@ -5,6 +5,7 @@ import {
   createHamerlyState,
   type DistanceMatrixKernel,
   openNpy,
+  readPictureNames,
   readStoredRows,
   rowDistanceSq,
 } from '@codebook/runtime'
@@ -64,7 +65,16 @@ async function nearest(
   return { labels, distances }
 }
 
-/** The .npy records and CSV lines of rows [start, start + count). */
+/** A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break. */
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/**
+ * The .npy records and CSV lines of rows [start, start + count). With `pictureNames` (HOG text
+ * whose picture ids were names), the CSV's `picture` column holds the name; the .npy keeps the
+ * index into the dataset's picture-name table (a fixed-width record cannot hold a name).
+ */
 function encodeChunk(
   fields: readonly AssignmentField[],
   start: number,
@@ -72,6 +82,7 @@ function encodeChunk(
   labels: Int32Array,
   distances: Float64Array,
   ids: Int32Array | null,
+  pictureNames: readonly string[] | null,
 ): { records: Buffer; csv: string } {
   const size = recordBytes(fields)
   const records = Buffer.alloc(count * size)
@@ -84,8 +95,9 @@ function encodeChunk(
     let line = `${start + i},${labels[i]},${distances[i]}`
     if (ids !== null) {
       for (let j = 0; j < 3; j++) {
-        records.writeInt32LE(ids[i * 3 + j]!, at + 20 + 4 * j)
-        line += `,${ids[i * 3 + j]}`
+        const id = ids[i * 3 + j]!
+        records.writeInt32LE(id, at + 20 + 4 * j)
+        line += `,${j === 0 && pictureNames ? csvField(pictureNames[id] ?? String(id)) : id}`
       }
     }
     csv += `${line}\n`
@@ -129,6 +141,7 @@ export async function computeAssignments(
       `the vocabulary has d = ${vocabulary.d} but its dataset has d = ${d}`,
     )
   const hasIds = head.ids !== null
+  const pictureNames = hasIds ? await readPictureNames(job.datasetDir) : null
   const fields = assignmentFields(hasIds)
   const tmp = partialDir(job.outDir)
   await rm(tmp, { recursive: true, force: true })
@@ -144,7 +157,7 @@ export async function computeAssignments(
       const count = rows.values.length / d
       const points = rows.values instanceof Float32Array ? rows.values : Float32Array.from(rows.values)
       const { labels, distances } = await nearest(points, count, d, centroids, k, kernel)
-      const chunk = encodeChunk(fields, start, count, labels, distances, rows.ids)
+      const chunk = encodeChunk(fields, start, count, labels, distances, rows.ids, pictureNames)
       await writeAll(npy, chunk.records)
       await writeAll(csv, chunk.csv)
     }
