@@ -1,5 +1,7 @@
 import {
   type CreateRunInput,
+  DEFAULT_INIT_METHOD,
+  initMethods,
   runAggregations,
   runAlgorithms,
   runBounds,
@@ -22,6 +24,7 @@ export interface RunFormValues {
   chainOrder: (typeof runChainOrders)[number]
   aggregation: (typeof runAggregations)[number]
   algorithm: (typeof runAlgorithms)[number]
+  init: (typeof initMethods)[number]
   kernel: string
   /** Saved topology the workers run as; '' = none (every worker on one rack). */
   topologyId: string
@@ -35,6 +38,7 @@ export const runFormChoices = {
   chainOrder: runChainOrders,
   aggregation: runAggregations,
   algorithm: runAlgorithms,
+  init: initMethods,
 } as const
 
 /** Defaults of the form: the shared `runDefaults` (the CLI's too); the dataset is chosen once the list arrives. */
@@ -50,6 +54,7 @@ export const defaultRunForm: RunFormValues = {
   chainOrder: runDefaults.chainOrder,
   aggregation: runDefaults.aggregation,
   algorithm: runDefaults.algorithm,
+  init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
   topologyId: '',
   topologyVersion: '',
@@ -147,6 +152,7 @@ export function validateRunForm(
       chainOrder: values.chainOrder,
       aggregation: values.aggregation,
       algorithm: values.algorithm,
+      init: values.init,
       kernel: values.kernel,
       ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
       ...(version === null ? {} : { topologyVersion: version }),

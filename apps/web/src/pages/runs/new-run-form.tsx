@@ -27,6 +27,7 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   chainOrder: 'Chain order',
   aggregation: 'Aggregation',
   algorithm: 'Algorithm',
+  init: 'Init',
 }
 
 /**
@@ -77,7 +78,7 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
     <section className="card" aria-label="New run">
       <div className="card-header">
         <h2>New run</h2>
-        <span className="card-subtitle">K-means on the Map-Collective runtime (k-means++ init)</span>
+        <span className="card-subtitle">K-means on the Map-Collective runtime</span>
       </div>
       <form onSubmit={onSubmit} noValidate>
         <div className="run-form">
