@@ -12,6 +12,7 @@ export {
   VectorDtype,
   VectorStats,
 } from './datasets.ts'
+export { DATASET_ID_HEADER, SOCKET_IO_PATH, TUS_PATH } from './endpoints.ts'
 export { ErrorBody } from './errors.ts'
 export type { CreateEvaluationInput } from './evaluations.ts'
 export {
@@ -56,6 +57,8 @@ export {
   RunEventList,
   RunEventType,
   RunJoin,
+  RunJoinAck,
+  RunLeave,
   RunList,
   RunLogData,
   RunProgressData,
@@ -76,6 +79,8 @@ export {
   WorkerIterationReport,
   WorkerStageReport,
 } from './runs.ts'
+export type { ClientToServerEvents, ServerToClientEvents } from './socket-events.ts'
+export { clientEventSchemas, serverEventSchemas, socketEvents } from './socket-events.ts'
 export type { PlacedNode } from './topology.ts'
 export {
   SiteLinks,

@@ -196,13 +196,27 @@ export type RunProgressData = z.infer<typeof RunProgressData>
 export const RunEventList = z.object({ events: z.array(RunEvent) })
 export type RunEventList = z.infer<typeof RunEventList>
 
-/** socket.io `run:event` payload, sent to room `run:<id>`. */
+/** socket.io `run:event` payload, sent to each socket that joined the run (`run:join`). */
 export const RunSocketEvent = RunEvent.extend({ runId: z.string() })
 export type RunSocketEvent = z.infer<typeof RunSocketEvent>
 
 /** socket.io `run:join` payload: the client has every event up to `lastSeq` (0: none). */
 export const RunJoin = z.object({ runId: z.string().min(1), lastSeq: z.number().int().nonnegative() })
 export type RunJoin = z.infer<typeof RunJoin>
+
+/**
+ * Acknowledgement of `run:join`: `ok` once everything up to `lastSeq` is queued for the socket
+ * (live events follow), or the coded reason the join failed (`BAD_JOIN`, `RUN_NOT_FOUND`, …).
+ */
+export const RunJoinAck = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), lastSeq: z.number().int().nonnegative() }),
+  z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
+])
+export type RunJoinAck = z.infer<typeof RunJoinAck>
+
+/** socket.io `run:leave` payload: stop sending this run's events to the socket. */
+export const RunLeave = RunJoin.pick({ runId: true })
+export type RunLeave = z.infer<typeof RunLeave>
 
 /** A learned vocabulary (the centroids of a succeeded run), as listed by `GET /api/vocabularies`. */
 export const Vocabulary = z.object({

@@ -1,3 +1,4 @@
+import { socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createDatasetRepo } from './dataset-repo.ts'
@@ -21,7 +22,7 @@ async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginO
   const service = createDatasetService({
     repo,
     paths: app.home,
-    emit: (event) => app.io.emit('dataset:event', event),
+    emit: (event) => app.io.emit(socketEvents.datasetEvent, event),
     log: app.log,
   })
   app.decorate('datasets', service)

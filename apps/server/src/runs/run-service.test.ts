@@ -6,36 +6,36 @@ import {
   IterationReport,
   Run,
   RunEventList,
+  type RunJoinAck,
   RunLogData,
   RunProgressData,
   type RunSocketEvent,
+  socketEvents,
 } from '@codebook/shared'
-import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
+import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
 import { makeVectors, npyFloat32, type TestVectors } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createRunRepo } from './run-repo.ts'
 
 /** A socket that records every `run:event` it receives. */
 interface Listener {
-  socket: Socket
+  socket: EventClient
   events: RunSocketEvent[]
 }
 
-function listen(url: string): Promise<Listener> {
-  const socket = connect(url, { transports: ['websocket'], forceNew: true })
+async function listen(url: string): Promise<Listener> {
+  const socket = eventClient(url)
   const events: RunSocketEvent[] = []
-  socket.on('run:event', (e: RunSocketEvent) => events.push(e))
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve({ socket, events }))
-    socket.once('connect_error', reject)
-  })
+  socket.on(socketEvents.runEvent, (e) => events.push(e))
+  await connected(socket)
+  return { socket, events }
 }
 
-function joinRun(l: Listener, runId: string, lastSeq: number): Promise<{ ok: boolean; lastSeq?: number }> {
-  return l.socket.emitWithAck('run:join', { runId, lastSeq })
+function joinRun(l: Listener, runId: string, lastSeq: number): Promise<RunJoinAck> {
+  return l.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq })
 }
 
 /** Resolves once `check` holds, polling every 20 ms (fails the test after 20 s). */
