@@ -46,7 +46,7 @@ export {
   runChainOrders,
   runDefaults,
 } from './run-defaults.ts'
-export type { CreateRunInput, RunParams } from './runs.ts'
+export type { CreateRunInput } from './runs.ts'
 export {
   AssignmentFormat,
   assignmentFormats,
@@ -61,9 +61,11 @@ export {
   RunLeave,
   RunList,
   RunLogData,
+  RunParams,
   RunProgressData,
   RunSocketEvent,
   RunStatus,
+  runEventData,
   runEventTypes,
   runPhases,
   runStatuses,

@@ -126,15 +126,21 @@ export const CreateRun = z.object({
 })
 /** What a client sends (defaults optional). */
 export type CreateRunInput = z.input<typeof CreateRun>
-/** The parameters as stored (defaults applied). */
-export type RunParams = z.infer<typeof CreateRun>
+/**
+ * The parameters as stored and served (defaults applied, old names already read). Responses are
+ * encoded through their schema, and `CreateRun`'s one-way alias transform cannot be encoded.
+ */
+export const RunParams = CreateRun.extend({
+  aggregation: z.enum(runAggregations).default(runDefaults.aggregation),
+})
+export type RunParams = z.infer<typeof RunParams>
 
 /** A K-means run as stored and served by `/api/runs`. */
 export const Run = z.object({
   id: z.string(),
   datasetId: z.string(),
   status: RunStatus,
-  params: CreateRun,
+  params: RunParams,
   /** Iterations finished so far (0 before the first one). */
   iteration: z.number().int().nonnegative(),
   /** Inertia reported by the last finished iteration; null before the first one. */
@@ -191,6 +197,14 @@ export const RunProgressData = z.object({
   message: z.string().optional(),
 })
 export type RunProgressData = z.infer<typeof RunProgressData>
+
+/** The schema of a run event's `data` for each event type (a receiver parses `data` with the one its `type` names). */
+export const runEventData = {
+  state: Run,
+  iteration: IterationReport,
+  log: RunLogData,
+  progress: RunProgressData,
+} as const satisfies Record<RunEventType, z.ZodType>
 
 /** `GET /api/runs/:id/events?after=SEQ`. */
 export const RunEventList = z.object({ events: z.array(RunEvent) })
@@ -273,7 +287,7 @@ export type VocabularyExportFormat = z.infer<typeof VocabularyExportFormat>
 /** The `json` export: the centroids with the run that learned them and its inertia per iteration. */
 export const VocabularyExportJson = z.object({
   vocabulary: z.object({ id: z.string(), k: z.number().int(), d: z.number().int() }),
-  run: z.object({ id: z.string(), params: CreateRun, datasetId: z.string() }),
+  run: z.object({ id: z.string(), params: RunParams, datasetId: z.string() }),
   /** Inertia of iteration 1, 2, … (from the run's iteration events). */
   inertiaHistory: z.array(z.number()),
   centroids: z.array(z.array(z.number())),

@@ -10,6 +10,9 @@ import {
   RunLogData,
   RunProgressData,
   type RunSocketEvent,
+  runEventData,
+  runEventTypes,
+  serverEventSchemas,
   socketEvents,
 } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,18 +23,32 @@ import { makeVectors, npyFloat32, type TestVectors } from '../test-support/paylo
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createRunRepo } from './run-repo.ts'
 
-/** A socket that records every `run:event` it receives. */
+/** A socket that records every `run:event` it receives, and what did not parse with the shared schemas. */
 interface Listener {
   socket: EventClient
   events: RunSocketEvent[]
+  /** `seq type: problem` of each event whose envelope or `data` the contract refuses. */
+  invalid: string[]
 }
 
 async function listen(url: string): Promise<Listener> {
   const socket = eventClient(url)
   const events: RunSocketEvent[] = []
-  socket.on(socketEvents.runEvent, (e) => events.push(e))
+  const invalid: string[] = []
+  socket.on(socketEvents.runEvent, (raw) => {
+    // The wire is checked against the contract, not the server's TypeScript types.
+    const envelope = serverEventSchemas[socketEvents.runEvent].safeParse(raw)
+    if (!envelope.success) {
+      invalid.push(`envelope: ${envelope.error.message}`)
+      return
+    }
+    const e = envelope.data
+    const data = runEventData[e.type].safeParse(e.data)
+    if (!data.success) invalid.push(`${e.seq} ${e.type}: ${data.error.message}`)
+    events.push(e)
+  })
   await connected(socket)
-  return { socket, events }
+  return { socket, events, invalid }
 }
 
 function joinRun(l: Listener, runId: string, lastSeq: number): Promise<RunJoinAck> {
@@ -191,6 +208,8 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       const ack = await joinRun(late, queued.id, 0)
       expect(ack).toEqual({ ok: true, lastSeq: events.length })
       expect(late.events).toEqual(events.map((e) => ({ runId: queued.id, ...e })))
+      expect(new Set(late.events.map((e) => e.type))).toEqual(new Set(runEventTypes))
+      expect(late.invalid).toEqual([])
     } finally {
       late.socket.close()
     }
@@ -259,6 +278,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       )
       expect(first.events).toEqual(events.map((e) => ({ runId: run.id, ...e })))
       expect(second.events).toEqual(events.slice(3).map((e) => ({ runId: run.id, ...e })))
+      expect([...first.invalid, ...second.invalid]).toEqual([])
 
       // The queue moves on once the slot is free.
       expect((await server.app.runs.settled(waiting.id)).status).toBe('succeeded')
