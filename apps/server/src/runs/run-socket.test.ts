@@ -8,6 +8,9 @@ import {
 import {
   type ClientToServerEvents,
   CreateRun,
+  type RunJoin,
+  RunJoinAck,
+  type RunLeave,
   type ServerToClientEvents,
   socketEvents,
 } from '@codebook/shared'
@@ -208,6 +211,31 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
       expect(late[1].seqs.at(-1)).toBe(N)
     } finally {
       for (const c of [early, ...late]) c.socket.close()
+    }
+  })
+
+  it('parses what clients send: a malformed join is BAD_JOIN, a malformed leave is ignored', async () => {
+    const runId = await insertRun()
+    const client = await watch(server.url, PATH)
+    try {
+      // The types forbid these payloads; a client not written against them can still send them.
+      const badJoin = { runId: 7, lastSeq: -1 } as unknown as RunJoin
+      const refused = RunJoinAck.parse(await client.socket.emitWithAck(socketEvents.runJoin, badJoin))
+      expect(refused).toMatchObject({ ok: false, code: 'BAD_JOIN' })
+      expect(publisher.watchers('7')).toBe(0)
+      expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toEqual({
+        ok: true,
+        lastSeq: 0,
+      })
+      for (const badLeave of [null, { runId: 7 }, 'x'])
+        client.socket.emit(socketEvents.runLeave, badLeave as unknown as RunLeave)
+      // A round trip after the leaves: they have been handled, and the socket still watches the run.
+      expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toMatchObject({
+        ok: true,
+      })
+      expect(publisher.watchers(runId)).toBe(1)
+    } finally {
+      client.socket.close()
     }
   })
 
