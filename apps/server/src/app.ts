@@ -11,7 +11,7 @@ import { authPlugin } from './auth/auth-plugin.ts'
 import type { Config } from './config.ts'
 import { datasetRoutes } from './datasets/dataset-routes.ts'
 import { datasetsPlugin } from './datasets/datasets-plugin.ts'
-import { uploadRoutes } from './datasets/upload-routes.ts'
+import { TUS_UPLOAD_ROUTE, uploadRoutes } from './datasets/upload-routes.ts'
 import { dbPlugin } from './db/db-plugin.ts'
 import { evaluationRoutes } from './evaluations/evaluation-routes.ts'
 import { evaluationsPlugin } from './evaluations/evaluations-plugin.ts'
@@ -43,7 +43,7 @@ function exemptFromRateLimit(request: FastifyRequest): boolean {
   const method = request.method
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return true
   // By the route that matched, not the URL's spelling.
-  return method === 'PATCH' && request.routeOptions.url === '/files/*'
+  return method === 'PATCH' && request.routeOptions.url === TUS_UPLOAD_ROUTE
 }
 
 /**

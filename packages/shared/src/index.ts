@@ -12,6 +12,7 @@ export {
   VectorDtype,
   VectorStats,
 } from './datasets.ts'
+export { DATASET_ID_HEADER, SOCKET_IO_PATH, TUS_PATH } from './endpoints.ts'
 export { ErrorBody } from './errors.ts'
 export type { CreateEvaluationInput } from './evaluations.ts'
 export {
@@ -46,7 +47,7 @@ export {
   runChainOrders,
   runDefaults,
 } from './run-defaults.ts'
-export type { CreateRunInput, RunParams } from './runs.ts'
+export type { CreateRunInput } from './runs.ts'
 export {
   AssignmentFormat,
   assignmentFormats,
@@ -60,11 +61,15 @@ export {
   RunEventList,
   RunEventType,
   RunJoin,
+  RunJoinAck,
+  RunLeave,
   RunList,
   RunLogData,
+  RunParams,
   RunProgressData,
   RunSocketEvent,
   RunStatus,
+  runEventData,
   runEventTypes,
   runPhases,
   runStatuses,
@@ -80,6 +85,8 @@ export {
   WorkerIterationReport,
   WorkerStageReport,
 } from './runs.ts'
+export type { ClientToServerEvents, ServerToClientEvents } from './socket-events.ts'
+export { clientEventSchemas, serverEventSchemas, socketEvents } from './socket-events.ts'
 export type { PlacedNode } from './topology.ts'
 export {
   SiteLinks,

@@ -138,15 +138,21 @@ export const CreateRun = z.object({
 })
 /** What a client sends (defaults optional). */
 export type CreateRunInput = z.input<typeof CreateRun>
-/** The parameters as stored (defaults applied). */
-export type RunParams = z.infer<typeof CreateRun>
+/**
+ * The parameters as stored and served (defaults applied, old names already read). Responses are
+ * encoded through their schema, and `CreateRun`'s one-way alias transform cannot be encoded.
+ */
+export const RunParams = CreateRun.extend({
+  aggregation: z.enum(runAggregations).default(runDefaults.aggregation),
+})
+export type RunParams = z.infer<typeof RunParams>
 
 /** A K-means run as stored and served by `/api/runs`. */
 export const Run = z.object({
   id: z.string(),
   datasetId: z.string(),
   status: RunStatus,
-  params: CreateRun,
+  params: RunParams,
   /** Iterations finished so far (0 before the first one). */
   iteration: z.number().int().nonnegative(),
   /** Inertia reported by the last finished iteration; null before the first one. */
@@ -204,17 +210,39 @@ export const RunProgressData = z.object({
 })
 export type RunProgressData = z.infer<typeof RunProgressData>
 
+/** The schema of a run event's `data` for each event type (a receiver parses `data` with the one its `type` names). */
+export const runEventData = {
+  state: Run,
+  iteration: IterationReport,
+  log: RunLogData,
+  progress: RunProgressData,
+} as const satisfies Record<RunEventType, z.ZodType>
+
 /** `GET /api/runs/:id/events?after=SEQ`. */
 export const RunEventList = z.object({ events: z.array(RunEvent) })
 export type RunEventList = z.infer<typeof RunEventList>
 
-/** socket.io `run:event` payload, sent to room `run:<id>`. */
+/** socket.io `run:event` payload, sent to each socket that joined the run (`run:join`). */
 export const RunSocketEvent = RunEvent.extend({ runId: z.string() })
 export type RunSocketEvent = z.infer<typeof RunSocketEvent>
 
 /** socket.io `run:join` payload: the client has every event up to `lastSeq` (0: none). */
 export const RunJoin = z.object({ runId: z.string().min(1), lastSeq: z.number().int().nonnegative() })
 export type RunJoin = z.infer<typeof RunJoin>
+
+/**
+ * Acknowledgement of `run:join`: `ok` once everything up to `lastSeq` is queued for the socket
+ * (live events follow), or the coded reason the join failed (`BAD_JOIN`, `RUN_NOT_FOUND`, …).
+ */
+export const RunJoinAck = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), lastSeq: z.number().int().nonnegative() }),
+  z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
+])
+export type RunJoinAck = z.infer<typeof RunJoinAck>
+
+/** socket.io `run:leave` payload: stop sending this run's events to the socket. */
+export const RunLeave = RunJoin.pick({ runId: true })
+export type RunLeave = z.infer<typeof RunLeave>
 
 /** A learned vocabulary (the centroids of a succeeded run), as listed by `GET /api/vocabularies`. */
 export const Vocabulary = z.object({
@@ -272,7 +300,7 @@ export type VocabularyExportFormat = z.infer<typeof VocabularyExportFormat>
 /** The `json` export: the centroids with the run that learned them and its inertia per iteration. */
 export const VocabularyExportJson = z.object({
   vocabulary: z.object({ id: z.string(), k: z.number().int(), d: z.number().int() }),
-  run: z.object({ id: z.string(), params: CreateRun, datasetId: z.string() }),
+  run: z.object({ id: z.string(), params: RunParams, datasetId: z.string() }),
   /** Inertia of iteration 1, 2, … (from the run's iteration events). */
   inertiaHistory: z.array(z.number()),
   centroids: z.array(z.array(z.number())),

@@ -205,7 +205,8 @@ export const SimulateKmeansResult = z.object({
   /** Map slots of each node. */
   slots: z.array(z.number().int()),
   broadcast: SimulatedBroadcast,
-  aggregation: SimulatedAggregation,
+  // The plain enum: a response is encoded through its schema, and the alias transform is one-way.
+  aggregation: z.enum(simulatedAggregations),
   mapGflopsPerSlot: z.number(),
   stages: z.object({
     broadcast: SimulatedStage,

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig, startServer } from '@codebook/server'
+import { SOCKET_IO_PATH } from '@codebook/shared'
 import { insertSyntheticRun, syntheticIteration } from '../run-page-load/synthetic-run.ts'
 import type { ClientCommand, ClientStats } from './clients.ts'
 
@@ -32,7 +33,7 @@ const { values: args } = parseArgs({
 const N = Number(args.events)
 const C = Number(args.clients)
 const LATE = Number(args.late)
-const PATH = '/socket.io'
+const PATH = SOCKET_IO_PATH
 const now = () => performance.timeOrigin + performance.now()
 
 type Reply = { type: 'opened' } | { type: 'joined'; at: number } | { type: 'done'; stats: ClientStats[] }

@@ -3,7 +3,7 @@
  * that parsing 50 clients' messages does not share the server's event loop. Commands come over IPC;
  * times are absolute (`performance.timeOrigin + performance.now()`), comparable across processes.
  */
-import type { RunEvent } from '@codebook/shared'
+import { type ClientToServerEvents, type ServerToClientEvents, socketEvents } from '@codebook/shared'
 import { io as connect, type Socket } from 'socket.io-client'
 
 /** A command from the bench. */
@@ -27,7 +27,7 @@ export interface ClientStats {
 const now = () => performance.timeOrigin + performance.now()
 
 interface Client {
-  socket: Socket
+  socket: Socket<ServerToClientEvents, ClientToServerEvents>
   stats: ClientStats
   expected: number
   joined: boolean
@@ -44,14 +44,14 @@ function reportIfDone() {
 
 function open(url: string, path: string): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const socket = connect(url, { path, transports: ['websocket'], forceNew: true })
+    const socket: Client['socket'] = connect(url, { path, transports: ['websocket'], forceNew: true })
     const client: Client = {
       socket,
       expected: 1,
       joined: false,
       stats: { received: 0, gaps: 0, duplicates: 0, doneAt: null, disconnects: 0 },
     }
-    socket.on('run:event', (e: RunEvent & { runId: string }) => {
+    socket.on(socketEvents.runEvent, (e) => {
       if (e.runId !== runId) return
       const s = client.stats
       s.received++
@@ -68,7 +68,8 @@ function open(url: string, path: string): Promise<Client> {
     })
     // As the web page does: after a reconnect, join again with the last seq held.
     socket.on('connect', () => {
-      if (client.joined) socket.emit('run:join', { runId, lastSeq: client.expected - 1 })
+      // The first reply is awaited below; a rejoin's only matters as the events that follow it.
+      if (client.joined) socket.emit(socketEvents.runJoin, { runId, lastSeq: client.expected - 1 }, () => {})
     })
     socket.once('connect_error', reject)
     socket.once('connect', () => resolve(client))
@@ -92,8 +93,8 @@ process.on('message', async (m: ClientCommand) => {
             // The reply comes once the client has caught up; a disconnect before it loses it, and
             // the reconnect joins again (above), so stop waiting.
             c.socket.once('disconnect', () => resolve())
-            c.socket.emit('run:join', { runId, lastSeq: 0 }, (ack: { ok: boolean; message?: string }) =>
-              ack.ok ? resolve() : reject(new Error(ack.message)),
+            c.socket.emit(socketEvents.runJoin, { runId, lastSeq: 0 }, (ack) =>
+              ack.ok ? resolve() : reject(new Error(`${ack.code}: ${ack.message}`)),
             )
           }),
       ),

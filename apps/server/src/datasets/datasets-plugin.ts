@@ -1,3 +1,4 @@
+import { socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { DatasetImportOptions } from './dataset-import-process.ts'
@@ -24,7 +25,7 @@ async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginO
   const service = createDatasetService({
     repo,
     paths: app.home,
-    emit: (event) => app.io.emit('dataset:event', event),
+    emit: (event) => app.io.emit(socketEvents.datasetEvent, event),
     log: app.log,
     importOptions: options.importOptions,
   })

@@ -1,12 +1,20 @@
 import { readdir } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
-import { DatasetEvent, DatasetPreview, ErrorBody, UploadDataset } from '@codebook/shared'
-import { io as connectSocket, type Socket } from 'socket.io-client'
+import {
+  DATASET_ID_HEADER,
+  type DatasetEvent,
+  DatasetPreview,
+  ErrorBody,
+  serverEventSchemas,
+  socketEvents,
+  TUS_PATH,
+  UploadDataset,
+} from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
+import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
 import { hogText, makeVectors } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
-import { DATASET_ID_HEADER } from './upload-routes.ts'
 
 const tusHeaders = { 'Tus-Resumable': '1.0.0', ...authHeaders }
 
@@ -42,7 +50,7 @@ async function headOffset(url: string): Promise<number> {
 
 describe.each(testDrivers())('tus uploads on $name', (driver) => {
   let server: RunningServer
-  let socket: Socket
+  let socket: EventClient
   const events: DatasetEvent[] = []
   let cleanup: () => Promise<void>
 
@@ -50,12 +58,11 @@ describe.each(testDrivers())('tus uploads on $name', (driver) => {
     const home = await makeTempHome()
     const db = await driver.create()
     server = await startServer(testConfig(home.home, db.databaseUrl, { maxUploadBytes: 10_000_000 }))
-    socket = connectSocket(server.url, { transports: ['websocket'] })
-    socket.on('dataset:event', (event: unknown) => events.push(DatasetEvent.parse(event)))
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve)
-      socket.once('connect_error', reject)
-    })
+    socket = eventClient(server.url)
+    socket.on(socketEvents.datasetEvent, (event) =>
+      events.push(serverEventSchemas[socketEvents.datasetEvent].parse(event)),
+    )
+    await connected(socket)
     cleanup = async () => {
       socket.close()
       await server.close()
@@ -68,7 +75,7 @@ describe.each(testDrivers())('tus uploads on $name', (driver) => {
   it('resumes an interrupted upload and turns it into a ready dataset', async () => {
     const v = makeVectors(400, 24, 7)
     const file = Buffer.from(hogText(v))
-    const create = await fetch(`${server.url}/files`, {
+    const create = await fetch(`${server.url}${TUS_PATH}`, {
       method: 'POST',
       headers: {
         ...tusHeaders,
@@ -137,7 +144,7 @@ describe.each(testDrivers())('tus uploads on $name', (driver) => {
   })
 
   it('rejects an upload without a name with a coded body the client can show', async () => {
-    const res = await fetch(`${server.url}/files`, {
+    const res = await fetch(`${server.url}${TUS_PATH}`, {
       method: 'POST',
       headers: { ...tusHeaders, 'Upload-Length': '10', 'Upload-Metadata': uploadMetadata({ format: 'npy' }) },
     })
@@ -148,7 +155,7 @@ describe.each(testDrivers())('tus uploads on $name', (driver) => {
   })
 
   it('rejects an upload over the size limit', async () => {
-    const res = await fetch(`${server.url}/files`, {
+    const res = await fetch(`${server.url}${TUS_PATH}`, {
       method: 'POST',
       headers: {
         ...tusHeaders,

@@ -1,9 +1,12 @@
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { UploadMetadata } from '@codebook/shared'
+import { DATASET_ID_HEADER, TUS_PATH, UploadMetadata } from '@codebook/shared'
 import { FileStore } from '@tus/file-store'
 import { Server as TusServer } from '@tus/server'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+
+/** The route of one upload's requests (`PATCH`, `HEAD`, `DELETE` of `<TUS_PATH>/<id>`). */
+export const TUS_UPLOAD_ROUTE = `${TUS_PATH}/*`
 
 /** Options of {@link uploadRoutes}. */
 export interface UploadRoutesOptions {
@@ -19,22 +22,19 @@ function sweepInterval(expiryMs: number): number {
   return Math.min(3600_000, Math.max(60_000, expiryMs / 10))
 }
 
-/** Response header naming the dataset a finished tus upload became. */
-export const DATASET_ID_HEADER = 'Codebook-Dataset-Id'
-
 /** A tus hook rejection: the tus server answers with this status and body (JSON the client can show). */
 function tusReject(status: number, code: string, message: string): { status_code: number; body: string } {
   return { status_code: status, body: JSON.stringify({ code, message }) }
 }
 
 /**
- * Resumable uploads (tus 1.0 with creation, termination, expiration-free file store) at `/files`.
+ * Resumable uploads (tus 1.0 with creation, termination, expiration-free file store) at `TUS_PATH` (`/files`).
  * Fastify only routes; the tus server reads the raw request. When an upload completes the
  * dataset record is created and its id returned in the `Codebook-Dataset-Id` header.
  */
 export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app, options) => {
   const tus = new TusServer({
-    path: '/files',
+    path: TUS_PATH,
     datastore: new FileStore({
       directory: app.home.uploads,
       expirationPeriodInMilliseconds: options.expiryMs,
@@ -105,6 +105,6 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
   app.addHook('onReady', sweep)
   app.addHook('onClose', async () => clearInterval(timer))
 
-  app.all('/files', { schema: { hide: true } }, handle)
-  app.all('/files/*', { schema: { hide: true } }, handle)
+  app.all(TUS_PATH, { schema: { hide: true } }, handle)
+  app.all(TUS_UPLOAD_ROUTE, { schema: { hide: true } }, handle)
 }

@@ -2,26 +2,34 @@ import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { evaluateVocabularies, loadLabelledImages } from '@codebook/runtime'
-import { ErrorBody, Evaluation, EvaluationEvent, EvaluationList, ImageSet } from '@codebook/shared'
+import {
+  ErrorBody,
+  Evaluation,
+  type EvaluationEvent,
+  EvaluationList,
+  ImageSet,
+  serverEventSchemas,
+  socketEvents,
+} from '@codebook/shared'
 import sharp from 'sharp'
-import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import yazl from 'yazl'
 import { DIGITS_PNG } from '../datasets/demo-seed.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
+import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createEvaluationRepo } from './evaluation-repo.ts'
 import { setIndex } from './evaluation-service.ts'
 
 /** A socket.io client recording every `evaluation:event`, in arrival order. */
-function listen(url: string): Promise<{ socket: Socket; events: EvaluationEvent[] }> {
-  const socket = connect(url, { transports: ['websocket'], forceNew: true })
+async function listen(url: string): Promise<{ socket: EventClient; events: EvaluationEvent[] }> {
+  const socket = eventClient(url)
   const events: EvaluationEvent[] = []
-  socket.on('evaluation:event', (e: unknown) => events.push(EvaluationEvent.parse(e)))
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve({ socket, events }))
-    socket.once('connect_error', reject)
-  })
+  socket.on(socketEvents.evaluationEvent, (e) =>
+    events.push(serverEventSchemas[socketEvents.evaluationEvent].parse(e)),
+  )
+  await connected(socket)
+  return { socket, events }
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {

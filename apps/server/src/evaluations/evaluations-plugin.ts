@@ -1,3 +1,4 @@
+import { socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createEvaluationRepo } from './evaluation-repo.ts'
@@ -14,7 +15,7 @@ async function evaluationsPluginImpl(app: FastifyInstance): Promise<void> {
   const service = createEvaluationService({
     repo: createEvaluationRepo(app.db),
     imageSets: app.imageSets,
-    emit: (event) => app.io.emit('evaluation:event', event),
+    emit: (event) => app.io.emit(socketEvents.evaluationEvent, event),
     log: app.log,
   })
   app.decorate('evaluations', service)

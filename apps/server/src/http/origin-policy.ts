@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { DATASET_ID_HEADER } from '@codebook/shared'
 import fastifyCors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -88,7 +89,7 @@ async function originPluginImpl(app: FastifyInstance, options: OriginPluginOptio
     await app.register(fastifyCors, {
       origin: [...allowed],
       credentials: false,
-      exposedHeaders: ['Codebook-Dataset-Id', 'Location', 'Upload-Offset', 'Upload-Length', 'Tus-Resumable'],
+      exposedHeaders: [DATASET_ID_HEADER, 'Location', 'Upload-Offset', 'Upload-Length', 'Tus-Resumable'],
     })
   }
 }

@@ -1,12 +1,18 @@
+import { type ClientToServerEvents, type ServerToClientEvents, SOCKET_IO_PATH } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { Server } from 'socket.io'
+import { Server, type Socket } from 'socket.io'
 import { hostAllowed, originAllowed } from '../http/origin-policy.ts'
+
+/** The socket.io server, typed by the shared event contract (what clients send, what it emits). */
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents>
+/** One client's socket on {@link RealtimeServer}. */
+export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents>
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** socket.io server sharing the HTTP server (path `/socket.io`). */
-    io: Server
+    /** socket.io server sharing the HTTP server (path `SOCKET_IO_PATH`). */
+    io: RealtimeServer
   }
 }
 
@@ -24,7 +30,8 @@ export interface RealtimePluginOptions {
  */
 async function realtimePluginImpl(app: FastifyInstance, options: RealtimePluginOptions): Promise<void> {
   const allowed = options.allowedOrigins
-  const io = new Server(app.server, {
+  const io: RealtimeServer = new Server<ClientToServerEvents, ServerToClientEvents>(app.server, {
+    path: SOCKET_IO_PATH,
     serveClient: false,
     // Browsers send Origin on every websocket and polling request; a page from another site must
     // not read run events through the visitor's browser (the HTTP origin policy, applied here too).

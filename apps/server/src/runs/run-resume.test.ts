@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import { openNpy } from '@codebook/runtime'
-import { Dataset, IterationReport, Run, RunEventList, type RunSocketEvent } from '@codebook/shared'
-import { io as connect } from 'socket.io-client'
+import { Dataset, IterationReport, Run, RunEventList, socketEvents } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
+import { connected, eventClient } from '../test-support/event-client.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 
@@ -80,19 +80,18 @@ describe('resuming runs', () => {
     const run = Run.parse(await (await post('/api/runs', { datasetId, ...params })).json())
     // Freeze the workers (SIGSTOP) as soon as iteration 2 is reported: the run cannot reach
     // iteration 8 before the server stops, however fast this machine is.
-    const socket = connect(server.url, { transports: ['websocket'], forceNew: true })
+    const socket = eventClient(server.url)
     let frozen = false
-    socket.on('run:event', (e: RunSocketEvent) => {
+    socket.on(socketEvents.runEvent, (e) => {
       if (frozen || e.type !== 'iteration' || IterationReport.parse(e.data).iteration < 2) return
       frozen = true
       for (const pid of server.app.runs.workerPids(run.id)) process.kill(pid, 'SIGSTOP')
     })
     try {
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', () => resolve())
-        socket.once('connect_error', reject)
+      await connected(socket)
+      expect(await socket.emitWithAck(socketEvents.runJoin, { runId: run.id, lastSeq: 0 })).toMatchObject({
+        ok: true,
       })
-      expect(await socket.emitWithAck('run:join', { runId: run.id, lastSeq: 0 })).toMatchObject({ ok: true })
       const deadline = Date.now() + 20_000
       while (!frozen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
       expect(frozen).toBe(true)

@@ -6,36 +6,53 @@ import {
   IterationReport,
   Run,
   RunEventList,
+  type RunJoinAck,
   RunLogData,
   RunProgressData,
   type RunSocketEvent,
+  runEventData,
+  runEventTypes,
+  serverEventSchemas,
+  socketEvents,
 } from '@codebook/shared'
-import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
+import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
 import { makeVectors, npyFloat32, type TestVectors } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createRunRepo } from './run-repo.ts'
 
-/** A socket that records every `run:event` it receives. */
+/** A socket that records every `run:event` it receives, and what did not parse with the shared schemas. */
 interface Listener {
-  socket: Socket
+  socket: EventClient
   events: RunSocketEvent[]
+  /** `seq type: problem` of each event whose envelope or `data` the contract refuses. */
+  invalid: string[]
 }
 
-function listen(url: string): Promise<Listener> {
-  const socket = connect(url, { transports: ['websocket'], forceNew: true })
+async function listen(url: string): Promise<Listener> {
+  const socket = eventClient(url)
   const events: RunSocketEvent[] = []
-  socket.on('run:event', (e: RunSocketEvent) => events.push(e))
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve({ socket, events }))
-    socket.once('connect_error', reject)
+  const invalid: string[] = []
+  socket.on(socketEvents.runEvent, (raw) => {
+    // The wire is checked against the contract, not the server's TypeScript types.
+    const envelope = serverEventSchemas[socketEvents.runEvent].safeParse(raw)
+    if (!envelope.success) {
+      invalid.push(`envelope: ${envelope.error.message}`)
+      return
+    }
+    const e = envelope.data
+    const data = runEventData[e.type].safeParse(e.data)
+    if (!data.success) invalid.push(`${e.seq} ${e.type}: ${data.error.message}`)
+    events.push(e)
   })
+  await connected(socket)
+  return { socket, events, invalid }
 }
 
-function joinRun(l: Listener, runId: string, lastSeq: number): Promise<{ ok: boolean; lastSeq?: number }> {
-  return l.socket.emitWithAck('run:join', { runId, lastSeq })
+function joinRun(l: Listener, runId: string, lastSeq: number): Promise<RunJoinAck> {
+  return l.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq })
 }
 
 /** Resolves once `check` holds, polling every 20 ms (fails the test after 20 s). */
@@ -191,6 +208,8 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       const ack = await joinRun(late, queued.id, 0)
       expect(ack).toEqual({ ok: true, lastSeq: events.length })
       expect(late.events).toEqual(events.map((e) => ({ runId: queued.id, ...e })))
+      expect(new Set(late.events.map((e) => e.type))).toEqual(new Set(runEventTypes))
+      expect(late.invalid).toEqual([])
     } finally {
       late.socket.close()
     }
@@ -259,6 +278,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       )
       expect(first.events).toEqual(events.map((e) => ({ runId: run.id, ...e })))
       expect(second.events).toEqual(events.slice(3).map((e) => ({ runId: run.id, ...e })))
+      expect([...first.invalid, ...second.invalid]).toEqual([])
 
       // The queue moves on once the slot is free.
       expect((await server.app.runs.settled(waiting.id)).status).toBe('succeeded')

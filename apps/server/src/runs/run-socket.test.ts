@@ -5,11 +5,20 @@ import {
   type Socket as TcpSocket,
   connect as tcpConnect,
 } from 'node:net'
-import { CreateRun, type RunSocketEvent } from '@codebook/shared'
+import {
+  type ClientToServerEvents,
+  CreateRun,
+  type RunJoin,
+  RunJoinAck,
+  type RunLeave,
+  type ServerToClientEvents,
+  socketEvents,
+} from '@codebook/shared'
 import { Server } from 'socket.io'
-import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RealtimeServer } from '../realtime/realtime-plugin.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
+import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
 import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createRunRepo, type RunRepo } from './run-repo.ts'
 import { attachRunSocket, type RunEventPublisher } from './run-socket.ts'
@@ -50,14 +59,12 @@ async function relay(port: number): Promise<{ port: number; hold(): void; releas
 }
 
 /** A socket.io client that records the seqs of every `run:event` it gets. */
-function watch(url: string, path: string): Promise<{ socket: Socket; seqs: number[] }> {
-  const socket = connect(url, { path, transports: ['websocket'], forceNew: true, reconnection: false })
+async function watch(url: string, path: string): Promise<{ socket: EventClient; seqs: number[] }> {
+  const socket = eventClient(url, { path, reconnection: false })
   const seqs: number[] = []
-  socket.on('run:event', (e: RunSocketEvent) => seqs.push(e.seq))
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve({ socket, seqs }))
-    socket.once('connect_error', reject)
-  })
+  socket.on(socketEvents.runEvent, (e) => seqs.push(e.seq))
+  await connected(socket)
+  return { socket, seqs }
 }
 
 async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
@@ -71,7 +78,7 @@ async function until(check: () => boolean, what: string, ms = 30_000): Promise<v
 describe.each(testDrivers())('run events to a slow socket on $name', (driver) => {
   const PATH = '/test-run-socket'
   let server: RunningServer
-  let io: Server
+  let io: RealtimeServer
   let publisher: RunEventPublisher
   let repo: RunRepo
   /** `message` packets the server created per connected socket (engine.io's public `packetCreate`). */
@@ -87,7 +94,10 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     repo = createRunRepo(server.app.db)
     // The module under test on its own socket.io path, small limits so a short log exercises them:
     // 16 queued packets per socket, 32 recent events in memory, pages of 20 from the database.
-    io = new Server(server.app.server, { path: PATH, serveClient: false })
+    io = new Server<ClientToServerEvents, ServerToClientEvents>(server.app.server, {
+      path: PATH,
+      serveClient: false,
+    })
     io.on('connection', (s) => {
       created.set(s.id, 0)
       s.conn.on('packetCreate', (p: { type: string }) => {
@@ -129,7 +139,7 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     const clients = [await watch(url, PATH), await watch(url, PATH)]
     try {
       for (const client of clients)
-        expect(await client.socket.emitWithAck('run:join', { runId, lastSeq: 0 })).toEqual({
+        expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toEqual({
           ok: true,
           lastSeq: 0,
         })
@@ -168,7 +178,9 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     const early = await watch(url, PATH)
     const late = await Promise.all([watch(url, PATH), watch(url, PATH)])
     try {
-      expect(await early.socket.emitWithAck('run:join', { runId, lastSeq: 0 })).toMatchObject({ ok: true })
+      expect(await early.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toMatchObject({
+        ok: true,
+      })
       const joins: Array<Promise<unknown>> = []
       for (let i = 1; i <= N; i++) {
         publisher.publish(
@@ -176,8 +188,8 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
           await repo.appendEvent(runId, 'log', { level: 'info', message: `event ${i}` }),
         )
         // One joins from the start mid-stream (backlog pages, then memory), one from seq 250 near the end.
-        if (i === 100) joins.push(late[0].socket.emitWithAck('run:join', { runId, lastSeq: 0 }))
-        if (i === 280) joins.push(late[1].socket.emitWithAck('run:join', { runId, lastSeq: 250 }))
+        if (i === 100) joins.push(late[0].socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 }))
+        if (i === 280) joins.push(late[1].socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 250 }))
       }
       await Promise.all(joins)
       await until(
@@ -189,7 +201,7 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
       expect(late[0].seqs).toEqual(from(0))
       expect(late[1].seqs).toEqual(from(250))
       // A socket that leaves stops counting as a watcher and gets nothing more.
-      late[1].socket.emit('run:leave', { runId })
+      late[1].socket.emit(socketEvents.runLeave, { runId })
       await until(() => publisher.watchers(runId) === 2, 'the leave')
       publisher.publish(
         runId,
@@ -202,10 +214,37 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     }
   })
 
+  it('parses what clients send: a malformed join is BAD_JOIN, a malformed leave is ignored', async () => {
+    const runId = await insertRun()
+    const client = await watch(server.url, PATH)
+    try {
+      // The types forbid these payloads; a client not written against them can still send them.
+      const badJoin = { runId: 7, lastSeq: -1 } as unknown as RunJoin
+      const refused = RunJoinAck.parse(await client.socket.emitWithAck(socketEvents.runJoin, badJoin))
+      expect(refused).toMatchObject({ ok: false, code: 'BAD_JOIN' })
+      expect(publisher.watchers('7')).toBe(0)
+      expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toEqual({
+        ok: true,
+        lastSeq: 0,
+      })
+      for (const badLeave of [null, { runId: 7 }, 'x'])
+        client.socket.emit(socketEvents.runLeave, badLeave as unknown as RunLeave)
+      // A round trip after the leaves: they have been handled, and the socket still watches the run.
+      expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toMatchObject({
+        ok: true,
+      })
+      expect(publisher.watchers(runId)).toBe(1)
+    } finally {
+      client.socket.close()
+    }
+  })
+
   it('answers a join to an unknown run with RUN_NOT_FOUND and keeps no watcher', async () => {
     const client = await watch(server.url, PATH)
     try {
-      expect(await client.socket.emitWithAck('run:join', { runId: 'nope', lastSeq: 0 })).toMatchObject({
+      expect(
+        await client.socket.emitWithAck(socketEvents.runJoin, { runId: 'nope', lastSeq: 0 }),
+      ).toMatchObject({
         ok: false,
         code: 'RUN_NOT_FOUND',
       })

@@ -1,13 +1,16 @@
-import { type RunEvent, RunJoin, type RunSocketEvent } from '@codebook/shared'
-import type { Server, Socket } from 'socket.io'
+import {
+  clientEventSchemas,
+  type RunEvent,
+  type RunJoinAck,
+  type RunSocketEvent,
+  socketEvents,
+} from '@codebook/shared'
+import type { RealtimeServer, RealtimeSocket } from '../realtime/realtime-plugin.ts'
 
 /** Defaults of {@link RunSocketOptions}. */
 const DEFAULTS = { backlogPage: 256, recentEvents: 4096, maxQueuedPackets: 128 }
 /** Database pages a watched run keeps for its sockets (with 256-event pages of 2 kB events, ~4 MB). */
 const SHARED_PAGES = 8
-
-/** Reply to `run:join` (through the optional acknowledgement callback). */
-export type RunJoinAck = { ok: true; lastSeq: number } | { ok: false; code: string; message: string }
 
 /** A run's most recent events by seq (a ring), shared by every socket watching the run. */
 class RecentEvents {
@@ -83,7 +86,7 @@ interface RunFeed {
 
 /** Where one socket is in one run's event log. */
 interface Cursor {
-  readonly socket: Socket
+  readonly socket: RealtimeSocket
   readonly runId: string
   readonly feed: RunFeed
   /** Highest seq handed to the socket (the high-water mark: nothing at or below it is sent again). */
@@ -111,7 +114,7 @@ interface QueueGauge {
  * Counts a socket's queued packets from engine.io's public events: each packet is created into its
  * write buffer ('packetCreate') and the whole buffer goes to the transport at once ('flush').
  */
-function queueGauge(socket: Socket): QueueGauge {
+function queueGauge(socket: RealtimeSocket): QueueGauge {
   const data = socket.data as { runQueue?: QueueGauge }
   if (data.runQueue) return data.runQueue
   const gauge: QueueGauge = { queued: 0 }
@@ -125,7 +128,7 @@ function queueGauge(socket: Socket): QueueGauge {
   return gauge
 }
 
-function cursorsOf(socket: Socket): Map<string, Cursor> {
+function cursorsOf(socket: RealtimeSocket): Map<string, Cursor> {
   const data = socket.data as { runCursors?: Map<string, Cursor> }
   data.runCursors ??= new Map()
   return data.runCursors
@@ -170,7 +173,7 @@ export interface RunSocketOptions {
  * ring no longer holds is read from the database; the high-water mark drops anything already sent.
  */
 export function attachRunSocket(
-  io: Server,
+  io: RealtimeServer,
   readBacklog: (runId: string, after: number, limit: number) => Promise<RunEvent[]>,
   options: RunSocketOptions = {},
 ): RunEventPublisher {
@@ -208,7 +211,7 @@ export function attachRunSocket(
   function send(c: Cursor, event: RunEvent): void {
     c.sent = event.seq
     const payload: RunSocketEvent = { runId: c.runId, ...event }
-    c.socket.emit('run:event', payload)
+    c.socket.emit(socketEvents.runEvent, payload)
   }
 
   async function pump(c: Cursor): Promise<void> {
@@ -259,9 +262,10 @@ export function attachRunSocket(
   }
 
   io.on('connection', (socket) => {
-    socket.on('run:join', (payload: unknown, ack?: (reply: RunJoinAck) => void) => {
+    // Payloads are typed by the contract but come from the network: parsed, and the ack may be absent.
+    socket.on(socketEvents.runJoin, (payload: unknown, ack?: (reply: RunJoinAck) => void) => {
       const reply = typeof ack === 'function' ? ack : () => undefined
-      const parsed = RunJoin.safeParse(payload)
+      const parsed = clientEventSchemas[socketEvents.runJoin].safeParse(payload)
       if (!parsed.success) {
         reply({ ok: false, code: 'BAD_JOIN', message: 'expected { runId: string, lastSeq: integer ≥ 0 }' })
         return
@@ -297,10 +301,10 @@ export function attachRunSocket(
       cursorsOf(socket).set(runId, c)
       void pump(c)
     })
-    socket.on('run:leave', (payload: unknown) => {
-      const runId = (payload as { runId?: unknown } | null)?.runId
-      if (typeof runId !== 'string') return
-      const c = cursorsOf(socket).get(runId)
+    socket.on(socketEvents.runLeave, (payload: unknown) => {
+      const parsed = clientEventSchemas[socketEvents.runLeave].safeParse(payload)
+      if (!parsed.success) return
+      const c = cursorsOf(socket).get(parsed.data.runId)
       if (c) close(c)
     })
     socket.on('disconnect', () => {
@@ -321,7 +325,10 @@ export function attachRunSocket(
       }
       if (ready.length === 0) return
       for (const c of ready) c.sent = event.seq
-      io.to(ready.map((c) => c.socket.id)).emit('run:event', { runId, ...event } satisfies RunSocketEvent)
+      io.to(ready.map((c) => c.socket.id)).emit(socketEvents.runEvent, {
+        runId,
+        ...event,
+      } satisfies RunSocketEvent)
     },
     watchers(runId) {
       return feeds.get(runId)?.cursors.size ?? 0

@@ -1,11 +1,33 @@
+import {
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+  SOCKET_IO_PATH,
+  socketEvents,
+} from '@codebook/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import { io } from 'socket.io-client'
+import { io, type Socket } from 'socket.io-client'
 import { applyDatasetEvent } from './dataset-events.ts'
 import { queryKeys } from './queries.ts'
 
 /** Whether the live event socket is connected. */
 export type SocketStatus = 'connecting' | 'live' | 'offline'
+
+/** A socket to the server, typed by the shared event contract. */
+export type EventSocket = Socket<ServerToClientEvents, ClientToServerEvents>
+
+/**
+ * Opens a socket to the server's socket.io endpoint (same origin). `own`: a connection of the
+ * caller's own (`forceNew`); without it `io()` hands back the app's shared socket, and closing
+ * that would end every other page's feed.
+ */
+export function openEventSocket(own: boolean): EventSocket {
+  return io({
+    path: SOCKET_IO_PATH,
+    transports: ['websocket', 'polling'],
+    ...(own ? { forceNew: true } : {}),
+  })
+}
 
 /**
  * Connects to the server's socket.io endpoint (same origin) for the lifetime of the calling
@@ -15,7 +37,7 @@ export function useDatasetEventSocket(): SocketStatus {
   const queryClient = useQueryClient()
   const [status, setStatus] = useState<SocketStatus>('connecting')
   useEffect(() => {
-    const socket = io({ path: '/socket.io', transports: ['websocket', 'polling'] })
+    const socket = openEventSocket(false)
     socket.on('connect', () => {
       setStatus('live')
       // Events sent while we were disconnected are gone: catch up from the API.
@@ -23,7 +45,7 @@ export function useDatasetEventSocket(): SocketStatus {
     })
     socket.on('disconnect', () => setStatus('offline'))
     socket.on('connect_error', () => setStatus('offline'))
-    socket.on('dataset:event', (event: unknown) => applyDatasetEvent(queryClient, event))
+    socket.on(socketEvents.datasetEvent, (event) => applyDatasetEvent(queryClient, event))
     return () => {
       socket.close()
     }

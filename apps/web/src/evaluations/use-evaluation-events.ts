@@ -1,8 +1,8 @@
+import { socketEvents } from '@codebook/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import { io } from 'socket.io-client'
 import { evaluationKeys } from '../api/evaluation-queries.ts'
-import type { SocketStatus } from '../api/socket.ts'
+import { openEventSocket, type SocketStatus } from '../api/socket.ts'
 import { applyEvaluationEvent } from './evaluation-events.ts'
 
 /**
@@ -14,7 +14,7 @@ export function useEvaluationEvents(): SocketStatus {
   const queryClient = useQueryClient()
   const [status, setStatus] = useState<SocketStatus>('connecting')
   useEffect(() => {
-    const socket = io({ path: '/socket.io', transports: ['websocket', 'polling'], forceNew: true })
+    const socket = openEventSocket(true)
     socket.on('connect', () => {
       setStatus('live')
       // Events sent while we were disconnected are gone: catch up from the API.
@@ -22,7 +22,7 @@ export function useEvaluationEvents(): SocketStatus {
     })
     socket.on('disconnect', () => setStatus('offline'))
     socket.on('connect_error', () => setStatus('offline'))
-    socket.on('evaluation:event', (event: unknown) => applyEvaluationEvent(queryClient, event))
+    socket.on(socketEvents.evaluationEvent, (event) => applyEvaluationEvent(queryClient, event))
     return () => {
       socket.close()
     }

@@ -1,4 +1,4 @@
-import { runDefaults, type ServerLimits } from '@codebook/shared'
+import { CreateRun, runDefaults, type ServerLimits } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { defaultRunForm, type RunFormContext, runFormFromSearch, validateRunForm } from './run-form.ts'
 
@@ -78,6 +78,23 @@ describe('validateRunForm', () => {
       errors: { kernel: 'Kernel must be one of reference, onnx' },
     })
     expect(validateRunForm({ ...form, kernel: 'reference' }, ctx()).ok).toBe(true)
+  })
+
+  it("checks the body against the server's CreateRun schema, naming the field", () => {
+    // Limits not known yet: the kernel's spelling is the schema's rule.
+    expect(validateRunForm({ ...form, kernel: 'Bad Kernel' }, ctx({ limits: null }))).toEqual({
+      ok: false,
+      errors: { kernel: 'Kernel: lowercase letters, digits, dashes' },
+    })
+    // A server listing a kernel the schema refuses would answer 400: the form says so first.
+    const odd = ctx({ limits: { ...limits, kernels: ['BLAS'] } })
+    const refused = validateRunForm({ ...form, kernel: 'BLAS' }, odd)
+    expect(refused.ok ? [] : Object.keys(refused.errors)).toEqual(['kernel'])
+    // Whatever the form accepts, the schema accepts.
+    for (const over of [{}, { workers: '256' }, { maxIterations: '100000' }, { slots: '64' }, { tol: '0' }]) {
+      const result = validateRunForm({ ...form, ...over }, ctx({ limits: null }))
+      expect(result.ok && CreateRun.safeParse(result.input).success, JSON.stringify(over)).toBe(true)
+    }
   })
 
   it('sends the chosen topology and version, and holds workers to its node count', () => {

@@ -1,4 +1,5 @@
 import {
+  CreateRun,
   type CreateRunInput,
   DEFAULT_INIT_METHOD,
   initMethods,
@@ -99,6 +100,9 @@ function checkWorkers(
   return [workers, null]
 }
 
+/** Readable words for the schema's refusals the form does not check itself. */
+const schemaMessages: Record<string, string> = { kernel: 'Kernel: lowercase letters, digits, dashes' }
+
 /**
  * Checks the form against every limit the server enforces (the shared `CreateRun` schema, the
  * dataset's n, this server's limits and kernels, the topology's size) and returns either the
@@ -136,28 +140,34 @@ export function validateRunForm(
   if (values.tol.trim() === '' || !Number.isFinite(tol) || tol < 0) errors.tol = 'tol must be a number ≥ 0'
   if (ctx.limits && !ctx.limits.kernels.includes(values.kernel))
     errors.kernel = `Kernel must be one of ${ctx.limits.kernels.join(', ')}`
-  else if (!/^[a-z0-9-]+$/.test(values.kernel)) errors.kernel = 'Kernel: lowercase letters, digits, dashes'
   if (Object.keys(errors).length > 0) return { ok: false, errors }
-  return {
-    ok: true,
-    input: {
-      datasetId: values.datasetId,
-      k: k as number,
-      maxIterations: maxIterations as number,
-      workers: workers as number,
-      slots: slots as number,
-      seed: seed as number,
-      tol,
-      broadcast: values.broadcast,
-      chainOrder: values.chainOrder,
-      aggregation: values.aggregation,
-      algorithm: values.algorithm,
-      init: values.init,
-      kernel: values.kernel,
-      ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
-      ...(version === null ? {} : { topologyVersion: version }),
-    },
+  const input: CreateRunInput = {
+    datasetId: values.datasetId,
+    k: k as number,
+    maxIterations: maxIterations as number,
+    workers: workers as number,
+    slots: slots as number,
+    seed: seed as number,
+    tol,
+    broadcast: values.broadcast,
+    chainOrder: values.chainOrder,
+    aggregation: values.aggregation,
+    algorithm: values.algorithm,
+    init: values.init,
+    kernel: values.kernel,
+    ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
+    ...(version === null ? {} : { topologyVersion: version }),
   }
+  // The body must pass the server's own schema: whatever the checks above do not restate (the
+  // kernel's spelling, a bound added later) is found here, at its field.
+  const checked = CreateRun.safeParse(input)
+  if (checked.success) return { ok: true, input }
+  for (const issue of checked.error.issues) {
+    const field = issue.path[0]
+    if (typeof field === 'string' && field in values && !errors[field as keyof RunFormValues])
+      errors[field as keyof RunFormValues] = schemaMessages[field] ?? `${field}: ${issue.message}`
+  }
+  return { ok: false, errors }
 }
 
 /** The form's starting values for a page address: `?topology=ID&version=N` preselects a topology. */

@@ -1,9 +1,8 @@
-import { type RunEvent, RunSocketEvent } from '@codebook/shared'
+import { type RunEvent, serverEventSchemas, socketEvents } from '@codebook/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import { io } from 'socket.io-client'
 import { queryKeys } from '../api/queries.ts'
-import type { SocketStatus } from '../api/socket.ts'
+import { openEventSocket, type SocketStatus } from '../api/socket.ts'
 import { RunLive } from './run-live.ts'
 
 /** Time a frame may spend applying queued events, ms; the rest waits for the next frame. */
@@ -50,8 +49,8 @@ export function useRunEvents(runId: string): { live: RunLive; version: number; s
       if (wait <= 0) render()
       else renderTimer = setTimeout(render, wait)
     }
-    // forceNew: io() would otherwise hand back the app's shared dataset socket, which closing here would end.
-    const socket = io({ path: '/socket.io', transports: ['websocket', 'polling'], forceNew: true })
+    // Its own connection: closing the app's shared dataset socket here would end that feed.
+    const socket = openEventSocket(true)
 
     const flush = () => {
       frame = null
@@ -79,13 +78,16 @@ export function useRunEvents(runId: string): { live: RunLive; version: number; s
 
     socket.on('connect', () => {
       setStatus('live')
-      socket.emit('run:join', { runId, lastSeq: lastSeq() })
+      // A refused join (unknown run, failed read) means no live events: show it (the record is still polled).
+      socket.emit(socketEvents.runJoin, { runId, lastSeq: lastSeq() }, (reply) => {
+        if (!reply.ok) setStatus('offline')
+      })
     })
     socket.on('disconnect', () => setStatus('offline'))
     socket.on('connect_error', () => setStatus('offline'))
-    socket.on('run:event', (payload: unknown) => {
+    socket.on(socketEvents.runEvent, (payload) => {
       // Validated when applied (per type); here only the envelope, cheaply.
-      const parsed = RunSocketEvent.safeParse(payload)
+      const parsed = serverEventSchemas[socketEvents.runEvent].safeParse(payload)
       if (!parsed.success || parsed.data.runId !== runId) return
       pending.push(parsed.data)
       if (frame === null) frame = requestAnimationFrame(flush)

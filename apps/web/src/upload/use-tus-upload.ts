@@ -1,4 +1,4 @@
-import { type DatasetFormat, ErrorBody } from '@codebook/shared'
+import { DATASET_ID_HEADER, type DatasetFormat, ErrorBody, TUS_PATH } from '@codebook/shared'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { type DetailedError, type HttpRequest, type HttpResponse, Upload } from 'tus-js-client'
 import { authorizationHeader } from '../api/api-token.ts'
@@ -11,11 +11,6 @@ import {
   savePendingUpload,
 } from './pending-upload.ts'
 import { createRateMeter } from './rate-meter.ts'
-
-/** tus endpoint of the server. */
-export const TUS_ENDPOINT = '/files'
-/** Response header of the final PATCH that names the dataset the upload became. */
-export const DATASET_ID_HEADER = 'Codebook-Dataset-Id'
 
 // 8 MiB chunks: large enough that per-request overhead is negligible on a LAN, small enough that an
 // interrupted upload loses at most a few seconds of work on a slow link.
@@ -192,7 +187,7 @@ export function useTusUpload(
     if (record.format) metadata.format = record.format
 
     const upload = new Upload(file, {
-      endpoint: TUS_ENDPOINT,
+      endpoint: TUS_PATH,
       chunkSize: CHUNK_SIZE,
       retryDelays: RETRY_DELAYS,
       metadata,
