@@ -121,9 +121,11 @@ describe('a server killed mid-import', () => {
   async function startServerProcess(): Promise<{ proc: ChildProcess; url: string }> {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
     const main = fileURLToPath(new URL('../main.ts', import.meta.url))
+    // PGlite on the home, as the restart below uses: not CI's DATABASE_URL, which other tests share.
+    const { DATABASE_URL: _sharedDatabase, ...env } = process.env
     const child = spawn(process.execPath, ['--conditions=@codebook/source', '--import', tsx, main], {
       env: {
-        ...process.env,
+        ...env,
         CODEBOOK_HOME: home.home,
         PORT: '0',
         HOST: '127.0.0.1',
