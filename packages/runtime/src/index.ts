@@ -36,7 +36,7 @@ export type {
   Misclassified,
   VocabularyEvaluation,
 } from './evaluation/evaluate.ts'
-export { evaluateVocabularies, readVocabularyFile } from './evaluation/evaluate.ts'
+export { evaluateVocabularies, readVocabularyFile, vocabularyDimensionError } from './evaluation/evaluate.ts'
 export type { LabelledImageSet, LabelledImageSource } from './evaluation/labelled-images.ts'
 export { loadLabelledImages } from './evaluation/labelled-images.ts'
 export type { BinarySvm, LinearSvmModel, LinearSvmOptions } from './evaluation/linear-svm.ts'

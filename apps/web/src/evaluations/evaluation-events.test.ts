@@ -19,6 +19,7 @@ function evaluation(id: string, patch: Partial<Evaluation> = {}): Evaluation {
       split: 0.5,
       seed: 1,
       limitPerClass: null,
+      vocabularyIds: [],
     },
     imageSetName: 'digits',
     classes: ['0', '1'],

@@ -291,22 +291,31 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
  */
 function checkGivenVocabularies(given: readonly GivenVocabulary[], hog: DenseHogParams): void {
   if (given.length === 0) return
-  const hogD = hogLength(hog)
   for (const v of given) {
     if (!Number.isInteger(v.k) || v.k < 1 || v.centroids.length !== v.k * v.d)
       throw new UsageError(
         'EVAL_BAD_VOCABULARY',
         `vocabulary ${v.label}: ${v.centroids.length} values is not k × d = ${v.k} × ${v.d}`,
       )
-    if (v.d !== hogD) {
-      const fit = hogParamsFor(v.d, hog)
-      throw new UsageError(
-        'VOCABULARY_DIMENSION_MISMATCH',
-        `vocabulary ${v.label} has d = ${v.d} but HOG patch ${hog.patch}, cell ${hog.cell}, bins ${hog.bins} ` +
-          `gives d = ${hogD}${fit ? `; ${fit} would give d = ${v.d}` : ''}`,
-      )
-    }
+    const mismatch = vocabularyDimensionError(v.label, v.d, hog)
+    if (mismatch) throw mismatch
   }
+}
+
+/**
+ * The `VOCABULARY_DIMENSION_MISMATCH` error when a vocabulary of dimension `d` cannot encode the
+ * dense HOG patches of `hog` (naming both d's and, when one exists, HOG parameters that give
+ * `d`), else null. Throws `BAD_HOG_PARAMS` when `hog` itself does not fit.
+ */
+export function vocabularyDimensionError(label: string, d: number, hog: DenseHogParams): UsageError | null {
+  const hogD = hogLength(hog)
+  if (d === hogD) return null
+  const fit = hogParamsFor(d, hog)
+  return new UsageError(
+    'VOCABULARY_DIMENSION_MISMATCH',
+    `vocabulary ${label} has d = ${d} but HOG patch ${hog.patch}, cell ${hog.cell}, bins ${hog.bins} ` +
+      `gives d = ${hogD}${fit ? `; ${fit} would give d = ${d}` : ''}`,
+  )
 }
 
 /** HOG parameters near `hog` (same cell, then same bins) whose descriptor length is `d`, as text. */
