@@ -2,9 +2,12 @@ import { type Evaluation, EvaluationEvent, type EvaluationKResult } from '@codeb
 import type { QueryClient } from '@tanstack/react-query'
 import { evaluationKeys } from '../api/evaluation-queries.ts'
 
-/** Identifies one result row: a stored vocabulary by its id (`v:ID`), a learned one by its k (`k:16`). */
+/**
+ * Identifies one result row: a stored vocabulary by its id (`v:ID`), a learned one by its k
+ * (`16`, also the k selector's option value).
+ */
 export function resultKey(r: Pick<EvaluationKResult, 'k' | 'vocabularyId'>): string {
-  return r.vocabularyId !== undefined ? `v:${r.vocabularyId}` : `k:${r.k}`
+  return r.vocabularyId !== undefined ? `v:${r.vocabularyId}` : String(r.k)
 }
 
 /**

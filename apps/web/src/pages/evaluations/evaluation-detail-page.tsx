@@ -15,7 +15,7 @@ import { StatusBadge } from '../../components/status-badge.tsx'
 import { accuracyChartOption, formatAccuracy, perClassChartOption } from '../../evaluations/accuracy-chart.ts'
 import { confusionAccuracy } from '../../evaluations/confusion.ts'
 import { resultKey } from '../../evaluations/evaluation-events.ts'
-import { phaseText } from '../../evaluations/evaluation-format.ts'
+import { phaseText, plannedVocabularies, vocabulariesText } from '../../evaluations/evaluation-format.ts'
 import { useEvaluationEvents } from '../../evaluations/use-evaluation-events.ts'
 import { formatDateTime } from '../../lib/format.ts'
 import '../../styles/evaluations.css'
@@ -76,7 +76,7 @@ function EvaluationHeader(props: { evaluation: Evaluation }) {
           {e.name} <StatusBadge status={e.status} />
         </h1>
         <p className="page-subtitle">
-          {e.imageSetName} · {e.classes.length} classes · k = {e.params.k.join(', ')} · created{' '}
+          {e.imageSetName} · {e.classes.length} classes · k = {vocabulariesText(e.params)} · created{' '}
           {formatDateTime(e.createdAt)}
         </p>
       </div>
@@ -110,10 +110,10 @@ function ProgressCard(props: { evaluation: Evaluation; socketLive: boolean }) {
       : active
         ? live
           ? phaseText(live)
-          : `Running — ${e.results.length} of ${e.params.k.length} vocabulary sizes done`
+          : `Running — ${e.results.length} of ${plannedVocabularies(e.params)} vocabularies done`
         : e.status === 'succeeded'
           ? `Finished ${e.finishedAt ? formatDateTime(e.finishedAt) : ''}`
-          : `Stopped (${e.status}) after ${e.results.length} of ${e.params.k.length} vocabulary sizes`
+          : `Stopped (${e.status}) after ${e.results.length} of ${plannedVocabularies(e.params)} vocabularies`
   const p = e.params
   const rows: [string, string | number][] = [
     ['patch', `${p.patch} px`],
@@ -130,7 +130,7 @@ function ProgressCard(props: { evaluation: Evaluation; socketLive: boolean }) {
         <div className="run-progress-line">
           <span data-testid="evaluation-phase">{text}</span>
           <span className="num">
-            {e.results.length} / {e.params.k.length} sizes
+            {e.results.length} / {plannedVocabularies(e.params)} vocabularies
             {!props.socketLive && active ? ' · events offline, polling' : ''}
           </span>
         </div>
