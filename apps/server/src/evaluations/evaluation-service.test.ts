@@ -299,6 +299,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
     })
     const vocabularyId = await learnedVocabulary('digit-patches', vectors, 12)
 
+    const client = await listen(server.url)
     const res = await post('/api/evaluations', {
       imageSetId,
       vocabularyIds: [vocabularyId],
@@ -314,6 +315,17 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
     const [row0] = done.results
     expect(row0).toMatchObject({ k: 12, vocabularyId, trainImages: 100, testImages: 100 })
     expect(row0!.accuracy).toBeGreaterThan(0.2) // chance is 0.1
+    // Progress names the stored vocabulary; no k-means is reported for it.
+    await until(
+      () => client.events.some((e) => e.type === 'state' && e.data.status === 'succeeded'),
+      'the last state',
+    )
+    client.socket.close()
+    const messages = client.events.flatMap((e) =>
+      e.type === 'progress' && e.evaluationId === queued.id ? [e.data.message] : [],
+    )
+    expect(messages).toContain(`vocabulary ${vocabularyId} (k = 12): stored centroids`)
+    expect(messages.some((m) => m.includes('k-means'))).toBe(false)
 
     // The runtime given the same centroids file gives the same result.
     const given = await readVocabularyFile(

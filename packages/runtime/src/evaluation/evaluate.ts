@@ -22,11 +22,15 @@ export type EvaluationEncoding = 'hard' | 'triangle'
 /** The stages reported through {@link EvaluateOptions.onProgress}. */
 export type EvaluationStage = 'load' | 'features' | 'vocabulary' | 'encode' | 'train' | 'predict'
 
-/** One progress report: `fraction` ∈ [0, 1] of the stage, `k` for the per-vocabulary stages. */
+/**
+ * One progress report: `fraction` ∈ [0, 1] of the stage, `k` for the per-vocabulary stages and
+ * `label` for a given vocabulary's.
+ */
 export interface EvaluationProgress {
   stage: EvaluationStage
   fraction: number
   k?: number
+  label?: string
 }
 
 /**
@@ -214,14 +218,15 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
       ...given.map((v) => ({ k: v.k, label: v.label, given: v })),
     ]
     for (const { k, label, given: vocabulary } of plan) {
-      progress({ stage: 'vocabulary', fraction: 0, k })
+      const of = label !== undefined ? { k, label } : { k }
+      progress({ stage: 'vocabulary', fraction: 0, ...of })
       let started = performance.now()
       const run = vocabulary ? { centroids: vocabulary.centroids, iterations: 0 } : await learnVocabulary(k)
-      progress({ stage: 'vocabulary', fraction: 1, k })
+      progress({ stage: 'vocabulary', fraction: 1, ...of })
       opts.onVocabulary?.({ k, ...(label !== undefined ? { label } : {}), centroids: run.centroids })
       const vocabularySeconds = (performance.now() - started) / 1000
 
-      progress({ stage: 'encode', fraction: 0, k })
+      progress({ stage: 'encode', fraction: 0, ...of })
       started = performance.now()
       const histograms = encoder
         ? encodeBagOfWords(
@@ -243,14 +248,14 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
       }
       opts.onHistograms?.(split)
 
-      progress({ stage: 'train', fraction: 0, k })
+      progress({ stage: 'train', fraction: 0, ...of })
       started = performance.now()
       const model = trainLinearSvm(split.trainX, split.trainY, k, classes, createRng(opts.seed ?? 1), {
         c: opts.c ?? 1,
       })
       const trainSeconds = (performance.now() - started) / 1000
 
-      progress({ stage: 'predict', fraction: 0, k })
+      progress({ stage: 'predict', fraction: 0, ...of })
       const truth = split.testY
       const predicted = predictLinearSvm(model, split.testX)
       const report = classificationReport(truth, predicted, classes)
@@ -261,7 +266,7 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
         const file = set.files[image]
         misclassified.push({ image, ...(file ? { file } : {}), label: truth[i]!, predicted: predicted[i]! })
       }
-      progress({ stage: 'predict', fraction: 1, k })
+      progress({ stage: 'predict', fraction: 1, ...of })
       const result: VocabularyEvaluation = {
         k,
         ...(label !== undefined ? { label } : {}),
