@@ -99,6 +99,9 @@ const EvaluationFields = z.object({
 export const CreateEvaluation = EvaluationFields.refine((e) => e.k.length + e.vocabularyIds.length > 0, {
   message: 'give at least one vocabulary size k or one vocabularyId',
   path: ['k'],
+}).refine((e) => new Set(e.vocabularyIds).size === e.vocabularyIds.length, {
+  message: 'vocabularyIds must be distinct',
+  path: ['vocabularyIds'],
 })
 export type CreateEvaluationInput = z.input<typeof CreateEvaluation>
 export type CreateEvaluation = z.infer<typeof CreateEvaluation>

@@ -356,6 +356,8 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
 
     const tooMany = await post('/api/evaluations', { imageSetId, vocabularyIds: Array(9).fill(vocabularyId) })
     expect(tooMany.status).toBe(400)
+    const twice = await post('/api/evaluations', { imageSetId, vocabularyIds: [vocabularyId, vocabularyId] })
+    expect(twice.status).toBe(400)
   }, 120_000)
 
   it('rejects bad requests with coded errors', async () => {
