@@ -140,10 +140,19 @@ describe('Vocabularies page (Chromium)', () => {
       expect(dist).toBeCloseTo(best, 9)
     }
 
-    // Evaluate: the evaluation form opens with this vocabulary's k.
+    // Evaluate: the evaluation form opens with this vocabulary selected (id, k, d) and no k list;
+    // its d (12) is not the HOG length of the default patch (32), which the form says before submit.
     await olderRow.getByRole('link', { name: 'Evaluate' }).click()
-    await page.waitForURL(/\/evaluations\?k=6$/)
-    expect(await page.getByLabel('Vocabulary sizes k').inputValue()).toBe(String(K))
+    await page.waitForURL(new RegExp(`/evaluations\\?vocabulary=${older.vocabularyId}$`))
+    const selected = page.getByTestId('evaluation-vocabularies')
+    const item = selected.locator(`li[data-vocabulary-id="${older.vocabularyId}"]`)
+    await item.getByText(`k ${K}, d ${D}`).waitFor()
+    expect(await page.getByLabel('Vocabulary sizes k').inputValue()).toBe('')
+    await selected
+      .getByText(`Vocabulary ${older.vocabularyId} has d = ${D}, but patch 8 gives HOG vectors of d = 32`)
+      .waitFor()
+    await item.getByRole('button', { name: `Remove vocabulary ${older.vocabularyId}` }).click()
+    await selected.waitFor({ state: 'detached' })
     await page.goBack()
     await newerRow.waitFor()
 

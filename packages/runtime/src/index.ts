@@ -32,10 +32,11 @@ export type {
   EvaluationProgress,
   EvaluationResult,
   EvaluationStage,
+  GivenVocabulary,
   Misclassified,
   VocabularyEvaluation,
 } from './evaluation/evaluate.ts'
-export { evaluateVocabularies } from './evaluation/evaluate.ts'
+export { evaluateVocabularies, readVocabularyFile, vocabularyDimensionError } from './evaluation/evaluate.ts'
 export type { LabelledImageSet, LabelledImageSource } from './evaluation/labelled-images.ts'
 export { loadLabelledImages } from './evaluation/labelled-images.ts'
 export type { BinarySvm, LinearSvmModel, LinearSvmOptions } from './evaluation/linear-svm.ts'

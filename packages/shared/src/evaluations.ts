@@ -65,11 +65,15 @@ export const evaluationStatuses = [
 export const EvaluationStatus = z.enum(evaluationStatuses)
 export type EvaluationStatus = z.infer<typeof EvaluationStatus>
 
-/** Body of `POST /api/evaluations`: the image set, the vocabulary sizes and the dense-HOG / split parameters. */
-export const CreateEvaluation = z.object({
+/** Most stored vocabularies one evaluation may use (`vocabularyIds`). */
+export const MAX_EVALUATION_VOCABULARIES = 8
+
+const EvaluationFields = z.object({
   imageSetId: z.string().min(1),
-  /** Vocabulary sizes, evaluated in this order. */
-  k: z.array(z.number().int().min(1).max(4096)).min(1).max(16),
+  /** Vocabulary sizes to learn, evaluated in this order (may be empty when `vocabularyIds` is not). */
+  k: z.array(z.number().int().min(1).max(4096)).max(16).default([]),
+  /** Stored vocabularies (`GET /api/vocabularies`) to evaluate as they are, after the learned k. */
+  vocabularyIds: z.array(z.string().min(1).max(200)).max(MAX_EVALUATION_VOCABULARIES).default([]),
   patch: z.number().int().min(4).max(256).default(8),
   stride: z.number().int().min(1).max(256).default(4),
   cell: z.number().int().min(1).max(64).default(4),
@@ -87,11 +91,23 @@ export const CreateEvaluation = z.object({
   limitPerClass: z.number().int().min(2).optional(),
   name: DisplayName.optional(),
 })
+
+/**
+ * Body of `POST /api/evaluations`: the image set, the vocabulary sizes to learn and/or stored
+ * vocabularies to use (at least one of them), and the dense-HOG / split parameters.
+ */
+export const CreateEvaluation = EvaluationFields.refine((e) => e.k.length + e.vocabularyIds.length > 0, {
+  message: 'give at least one vocabulary size k or one vocabularyId',
+  path: ['k'],
+}).refine((e) => new Set(e.vocabularyIds).size === e.vocabularyIds.length, {
+  message: 'vocabularyIds must be distinct',
+  path: ['vocabularyIds'],
+})
 export type CreateEvaluationInput = z.input<typeof CreateEvaluation>
 export type CreateEvaluation = z.infer<typeof CreateEvaluation>
 
-/** The parameters an evaluation ran with (defaults filled in). */
-export const EvaluationParams = CreateEvaluation.omit({ name: true }).extend({
+/** The parameters an evaluation ran with (defaults filled in; `vocabularyIds` [] for older records). */
+export const EvaluationParams = EvaluationFields.omit({ name: true }).extend({
   limitPerClass: z.number().int().nullable(),
 })
 export type EvaluationParams = z.infer<typeof EvaluationParams>
@@ -104,9 +120,11 @@ export const MisclassifiedImage = z.object({
 })
 export type MisclassifiedImage = z.infer<typeof MisclassifiedImage>
 
-/** The outcome for one vocabulary size. */
+/** The outcome for one vocabulary: a learned k, or a stored vocabulary (`vocabularyId`). */
 export const EvaluationKResult = z.object({
   k: z.number().int(),
+  /** The stored vocabulary evaluated; absent for a vocabulary the evaluation learned. */
+  vocabularyId: z.string().optional(),
   /** Test accuracy in [0, 1]. */
   accuracy: z.number(),
   /** Recall per class in label order; null for a class with no test image. */
@@ -133,7 +151,7 @@ export const Evaluation = z.object({
   classes: z.array(z.string()),
   /** 0 … 1 over the whole evaluation. */
   progress: z.number().min(0).max(1),
-  /** One entry per finished k, in the order of `params.k`. */
+  /** One entry per finished vocabulary: `params.k` in order, then `params.vocabularyIds`. */
   results: z.array(EvaluationKResult),
   error: CodedError.nullable(),
   createdAt: z.string(),

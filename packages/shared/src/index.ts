@@ -33,6 +33,7 @@ export {
   ImageSetList,
   ImageSetStatus,
   imageSetKinds,
+  MAX_EVALUATION_VOCABULARIES,
   MisclassifiedImage,
 } from './evaluations.ts'
 export { Health, ServerLimits } from './health.ts'

@@ -6,6 +6,8 @@ import { type ChildJob, ChildJobError, startChildJob } from '../child/child-job.
 export interface EvaluationJob {
   source: LabelledImageSource
   ks: number[]
+  /** Stored vocabularies to evaluate as given: the child reads each centroids file (label = id); k for progress. */
+  vocabularies: { id: string; file: string; k: number }[]
   hog: { patch: number; stride: number; cell: number; bins: number }
   trainFraction: number
   seed: number

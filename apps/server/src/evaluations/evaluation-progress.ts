@@ -56,6 +56,13 @@ export function progressTracker(ks: readonly number[]): (p: RuntimeProgress) => 
 }
 
 function message(p: RuntimeProgress): string {
+  if (p.label === undefined) return stageMessage(p)
+  // A stored vocabulary is named by its id (the runtime's label); it is not learned.
+  const what = p.stage === 'vocabulary' ? 'stored centroids' : stageMessage(p).replace(/^k = \d+: /, '')
+  return `vocabulary ${p.label} (k = ${p.k}): ${what}`
+}
+
+function stageMessage(p: RuntimeProgress): string {
   const pct = `${Math.round(p.fraction * 100)}%`
   switch (p.stage) {
     case 'load':

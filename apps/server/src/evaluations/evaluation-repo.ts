@@ -27,7 +27,7 @@ function toStored(row: Row): StoredEvaluation {
       id: row.id,
       name: row.name,
       status: row.status,
-      params,
+      params: { ...params, vocabularyIds: params.vocabularyIds ?? [] },
       imageSetName,
       classes,
       progress: row.progress,

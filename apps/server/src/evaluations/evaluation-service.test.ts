@@ -1,13 +1,16 @@
 import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { evaluateVocabularies, loadLabelledImages } from '@codebook/runtime'
+import { denseHog, evaluateVocabularies, loadLabelledImages, readVocabularyFile } from '@codebook/runtime'
 import {
+  Dataset,
   ErrorBody,
   Evaluation,
   type EvaluationEvent,
   EvaluationList,
   ImageSet,
+  Run,
   serverEventSchemas,
   socketEvents,
 } from '@codebook/shared'
@@ -17,6 +20,7 @@ import yazl from 'yazl'
 import { DIGITS_PNG } from '../datasets/demo-seed.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
+import { hogText, makeVectors, type TestVectors } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createEvaluationRepo } from './evaluation-repo.ts'
 import { setIndex } from './evaluation-service.ts'
@@ -255,6 +259,105 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
     expect(done.results[0]!.misclassified.map((m) => m.index)).toEqual(
       direct.results[0]!.misclassified.map((m) => m.image),
     )
+  }, 120_000)
+
+  /** Uploads vectors as a dataset, runs K-means on it to the end and returns the run's vocabulary id. */
+  async function learnedVocabulary(name: string, vectors: TestVectors, k: number): Promise<string> {
+    const up = await fetch(`${server.url}/api/datasets?name=${name}&format=hog-text&wait=true`, {
+      method: 'POST',
+      headers: { ...authHeaders, 'content-type': 'text/plain' },
+      body: hogText(vectors),
+    })
+    expect(up.status).toBe(201)
+    const datasetId = Dataset.parse(await up.json()).id
+    const created = await post('/api/runs', {
+      datasetId,
+      k,
+      maxIterations: 5,
+      workers: 1,
+      kernel: 'reference',
+      tol: 0,
+    })
+    expect(created.status).toBe(201)
+    const run = await server.app.runs.settled(Run.parse(await created.json()).id)
+    expect(run.status).toBe('succeeded')
+    return run.vocabularyId!
+  }
+
+  it('evaluates a stored vocabulary (no k list) as the runtime does with its centroids; unknown id 404, wrong d 400', async () => {
+    // The vocabulary is learned by a run on the dense HOG patches of 200 digits (3,200 × 32).
+    const { images } = await loadLabelledImages({ ...GRID, limitPerClass: 20 })
+    const hog = { patch: 8, stride: 4, cell: 4, bins: 8 }
+    const patches = images.map((im) => denseHog(im, hog))
+    const n = patches.reduce((sum, p) => sum + p.positions.length / 2, 0)
+    const vectors: TestVectors = { n, d: 32, values: new Float32Array(n * 32), ids: new Int32Array(n * 3) }
+    let row = 0
+    patches.forEach((p, image) => {
+      vectors.values.set(p.vectors, row * 32)
+      for (let i = 0; i < p.positions.length / 2; i++, row++)
+        vectors.ids.set([image, p.positions[2 * i]!, p.positions[2 * i + 1]!], row * 3)
+    })
+    const vocabularyId = await learnedVocabulary('digit-patches', vectors, 12)
+
+    const client = await listen(server.url)
+    const res = await post('/api/evaluations', {
+      imageSetId,
+      vocabularyIds: [vocabularyId],
+      limitPerClass: 20,
+    })
+    expect(res.status, await res.clone().text()).toBe(201)
+    const queued = Evaluation.parse(await res.json())
+    expect(queued.params).toMatchObject({ k: [], vocabularyIds: [vocabularyId] })
+    const done = await server.app.evaluations.settled(queued.id)
+    expect(done.error).toBeNull()
+    expect(done.status).toBe('succeeded')
+    expect(done.results).toHaveLength(1)
+    const [row0] = done.results
+    expect(row0).toMatchObject({ k: 12, vocabularyId, trainImages: 100, testImages: 100 })
+    expect(row0!.accuracy).toBeGreaterThan(0.2) // chance is 0.1
+    // Progress names the stored vocabulary; no k-means is reported for it.
+    await until(
+      () => client.events.some((e) => e.type === 'state' && e.data.status === 'succeeded'),
+      'the last state',
+    )
+    client.socket.close()
+    const messages = client.events.flatMap((e) =>
+      e.type === 'progress' && e.evaluationId === queued.id ? [e.data.message] : [],
+    )
+    expect(messages).toContain(`vocabulary ${vocabularyId} (k = 12): stored centroids`)
+    expect(messages.some((m) => m.includes('k-means'))).toBe(false)
+
+    // The runtime given the same centroids file gives the same result.
+    const given = await readVocabularyFile(
+      join(home.home, 'vocabularies', `${vocabularyId}.npy`),
+      vocabularyId,
+    )
+    const direct = await evaluateVocabularies({
+      source: { ...GRID, limitPerClass: 20 },
+      ks: [],
+      vocabularies: [given],
+      hog,
+    })
+    expect(row0!.accuracy).toBe(direct.results[0]!.accuracy)
+    expect(row0!.confusion).toEqual(direct.results[0]!.confusion)
+
+    const unknown = await post('/api/evaluations', { imageSetId, k: [8], vocabularyIds: ['nope'] })
+    expect(unknown.status).toBe(404)
+    expect(ErrorBody.parse(await unknown.json()).code).toBe('VOCABULARY_NOT_FOUND')
+
+    const narrow = await learnedVocabulary('narrow', makeVectors(200, 36, 5), 4)
+    const mismatch = await post('/api/evaluations', { imageSetId, vocabularyIds: [narrow] })
+    expect(mismatch.status).toBe(400)
+    const body = ErrorBody.parse(await mismatch.json())
+    expect(body.code).toBe('VOCABULARY_DIMENSION_MISMATCH')
+    expect(body.message).toContain('d = 36')
+    expect(body.message).toContain('d = 32')
+    expect(body.message).toContain('patch 8, cell 4, bins 9')
+
+    const tooMany = await post('/api/evaluations', { imageSetId, vocabularyIds: Array(9).fill(vocabularyId) })
+    expect(tooMany.status).toBe(400)
+    const twice = await post('/api/evaluations', { imageSetId, vocabularyIds: [vocabularyId, vocabularyId] })
+    expect(twice.status).toBe(400)
   }, 120_000)
 
   it('rejects bad requests with coded errors', async () => {

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import { CodebookError, hogLength, type VocabularyEvaluation } from '@codebook/runtime'
+import {
+  CodebookError,
+  hogLength,
+  type VocabularyEvaluation,
+  vocabularyDimensionError,
+} from '@codebook/runtime'
 import type { CreateEvaluation, Evaluation, EvaluationEvent, EvaluationKResult } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
+import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
 import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
 import { progressTracker } from './evaluation-progress.ts'
 import {
@@ -18,6 +24,8 @@ import {
 export interface EvaluationServiceDeps {
   repo: EvaluationRepo
   imageSets: Pick<ImageSetService, 'stored' | 'source'>
+  /** Resolves `vocabularyIds` to centroids files. */
+  vocabularies: Pick<VocabularyService, 'centroids'>
   /** Called for every event, in order per evaluation (the plugin emits `evaluation:event`). */
   emit: (event: EvaluationEvent) => void
   log: FastifyBaseLogger
@@ -29,7 +37,10 @@ export interface EvaluationServiceDeps {
 
 /** The evaluation service behind `/api/evaluations`: queue (one at a time), child process, cancel. */
 export interface EvaluationService {
-  /** Checks the image set and parameters, stores the evaluation `queued` and queues it. */
+  /**
+   * Checks the image set, the stored vocabularies (404 `VOCABULARY_NOT_FOUND`, 400
+   * `VOCABULARY_DIMENSION_MISMATCH`) and parameters, stores the evaluation `queued` and queues it.
+   */
   create(input: CreateEvaluation): Promise<Evaluation>
   /** @throws ApiError 404 `EVALUATION_NOT_FOUND`. */
   get(id: string): Promise<Evaluation>
@@ -86,6 +97,7 @@ export function setIndex(image: number, classCounts: readonly number[], limit: n
 export function toKResult(r: VocabularyEvaluation, params: StoredEvaluationParams): EvaluationKResult {
   return {
     k: r.k,
+    ...(r.label !== undefined ? { vocabularyId: r.label } : {}),
     accuracy: r.accuracy,
     // NaN (a class without test images) crosses IPC as null already; keep null either way.
     perClass: r.perClass.map((v) => (v === null || Number.isNaN(v) ? null : v)),
@@ -162,8 +174,8 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
       const imageSet = await deps.imageSets.stored(params.imageSetId).catch(() => {
         throw new CodebookError('IMAGE_SET_NOT_FOUND', `image set ${params.imageSetId} no longer exists`)
       })
-      const job = jobOf(imageSet, params)
-      const tracker = progressTracker(params.k)
+      const job = await jobOf(imageSet, params)
+      const tracker = progressTracker([...params.k, ...job.vocabularies.map((v) => v.k)])
       let last: { at: number; key: string } = { at: 0, key: '' }
       const proc = startProcess(job, {
         onProgress: (p) => {
@@ -209,10 +221,21 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
     }
   }
 
-  function jobOf(imageSet: StoredImageSet, p: StoredEvaluationParams): EvaluationJob {
+  async function jobOf(imageSet: StoredImageSet, p: StoredEvaluationParams): Promise<EvaluationJob> {
+    // Resolved again at start: a vocabulary deleted while the evaluation was queued fails it, coded.
+    const vocabularies = await Promise.all(
+      (p.vocabularyIds ?? []).map(async (id) => {
+        const v = await deps.vocabularies.centroids(id).catch((err: unknown) => {
+          const message = err instanceof Error ? err.message : String(err)
+          throw new CodebookError(hasCode(err) ? err.code : 'VOCABULARY_NOT_FOUND', message)
+        })
+        return { id: v.id, file: v.file, k: v.k }
+      }),
+    )
     return {
       source: deps.imageSets.source(imageSet, p.limitPerClass ?? undefined),
       ks: p.k,
+      vocabularies,
       hog: { patch: p.patch, stride: p.stride, cell: p.cell, bins: p.bins },
       trainFraction: p.split,
       seed: p.seed,
@@ -243,6 +266,12 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
           'IMAGE_TOO_SMALL',
           `patch ${input.patch} does not fit the smallest image of '${imageSet.name}' (${layout.minSide} pixels a side)`,
         )
+      const hog = { patch: input.patch, stride: input.stride, cell: input.cell, bins: input.bins }
+      const vocabularies = await Promise.all(input.vocabularyIds.map((id) => deps.vocabularies.centroids(id)))
+      for (const v of vocabularies) {
+        const mismatch = vocabularyDimensionError(v.id, v.d, hog)
+        if (mismatch) throw new ApiError(400, mismatch.code, mismatch.message)
+      }
       const { name, ...rest } = input
       const params: StoredEvaluationParams = {
         ...rest,
@@ -252,7 +281,8 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
         classCounts: layout.classCounts,
       }
       const id = randomUUID()
-      const stored = await repo.insert(id, name ?? `${imageSet.name}, k ${input.k.join('/')}`, params)
+      const sizes = [...input.k, ...vocabularies.map((v) => v.k)]
+      const stored = await repo.insert(id, name ?? `${imageSet.name}, k ${sizes.join('/')}`, params)
       await enqueue(id, async () => emitState(stored.evaluation))
       queue.push(id)
       pump()

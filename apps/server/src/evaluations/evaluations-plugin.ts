@@ -15,6 +15,7 @@ async function evaluationsPluginImpl(app: FastifyInstance): Promise<void> {
   const service = createEvaluationService({
     repo: createEvaluationRepo(app.db),
     imageSets: app.imageSets,
+    vocabularies: app.vocabularies,
     emit: (event) => app.io.emit(socketEvents.evaluationEvent, event),
     log: app.log,
   })
@@ -30,5 +31,5 @@ async function evaluationsPluginImpl(app: FastifyInstance): Promise<void> {
 export const evaluationsPlugin = fp(evaluationsPluginImpl, {
   name: 'codebook-evaluations',
   fastify: '5.x',
-  dependencies: ['codebook-db', 'codebook-realtime', 'codebook-image-sets'],
+  dependencies: ['codebook-db', 'codebook-realtime', 'codebook-image-sets', 'codebook-vocabularies'],
 })

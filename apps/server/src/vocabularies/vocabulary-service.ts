@@ -41,6 +41,19 @@ export interface VocabularyService {
    *   503 `ASSIGNMENTS_BUSY`.
    */
   assignments(id: string): Promise<AssignmentFiles>
+  /**
+   * The vocabulary's k, d and centroids file (`.npy`, k × d float32), for an evaluation's child.
+   * @throws ApiError 404 `VOCABULARY_NOT_FOUND` / `VOCABULARY_FILE_MISSING`.
+   */
+  centroids(id: string): Promise<VocabularyCentroids>
+}
+
+/** Where a vocabulary's centroids are, with its shape. */
+export interface VocabularyCentroids {
+  id: string
+  k: number
+  d: number
+  file: string
 }
 
 /** Size of a file, or null when it does not exist. */
@@ -86,6 +99,14 @@ export function createVocabularyService(deps: {
     return v
   }
 
+  /** The centroids file; 404 `VOCABULARY_FILE_MISSING` when it is gone. */
+  async function existingCentroidsFile(id: string): Promise<string> {
+    const file = centroidsFile(id)
+    if ((await sizeOf(file)) === null)
+      throw new ApiError(404, 'VOCABULARY_FILE_MISSING', `the centroids file of vocabulary ${id} is missing`)
+    return file
+  }
+
   return {
     async list() {
       return Promise.all((await repo.list()).map(summary))
@@ -109,6 +130,12 @@ export function createVocabularyService(deps: {
       ])
     },
 
+    async centroids(id) {
+      const v = await record(id)
+      const file = await existingCentroidsFile(id)
+      return { id, k: v.k, d: v.d, file }
+    },
+
     async assignments(id) {
       const v = await record(id)
       const dir = assignmentsDir(v.runId)
@@ -121,13 +148,7 @@ export function createVocabularyService(deps: {
           'DATASET_DELETED',
           `dataset ${v.datasetId} of vocabulary ${id} was deleted; its vectors are gone`,
         )
-      const vocabularyFile = centroidsFile(id)
-      if ((await sizeOf(vocabularyFile)) === null)
-        throw new ApiError(
-          404,
-          'VOCABULARY_FILE_MISSING',
-          `the centroids file of vocabulary ${id} is missing`,
-        )
+      const vocabularyFile = await existingCentroidsFile(id)
       await runner.compute(id, {
         datasetDir: join(paths.datasets, v.datasetId),
         vocabularyFile,

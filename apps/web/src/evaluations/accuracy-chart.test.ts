@@ -62,6 +62,24 @@ describe('accuracy chart', () => {
     expect(option.series[0]?.data).toEqual([])
   })
 
+  it('draws stored vocabularies as their own points, off the learned curve', () => {
+    const option = accuracyChartOption(
+      [
+        { k: 16, accuracy: 0.6 },
+        { k: 16, accuracy: 0.7, vocabularyId: 'v1' },
+        { k: 64, accuracy: 0.8 },
+      ],
+      [16, 64],
+      10,
+    ) as { series: LineSeries[] }
+    expect(option.series.map((s) => s.name)).toEqual(['accuracy', 'stored vocabularies', 'chance (1/10)'])
+    expect(option.series[0]?.data).toEqual([
+      [16, 0.6],
+      [64, 0.8],
+    ])
+    expect(option.series[1]?.data).toEqual([[16, 0.7]])
+  })
+
   it('labels only whole powers of two on the k axis', () => {
     expect([1, 2, 16, 1024, 2 ** 0.25, 12, 2 ** 4.5].map(isPowerOfTwo)).toEqual([
       true,

@@ -6,6 +6,7 @@ const ACCENT = '#2f5bea'
 const MUTED = '#6b7280'
 const GRID = '#eceef3'
 const TEXT = '#374151'
+const STORED = '#d97706'
 
 /** (k, accuracy) points in ascending k, one per finished vocabulary size. */
 export function accuracyPoints(
@@ -42,10 +43,11 @@ export function formatAccuracy(accuracy: number): string {
 /**
  * ECharts option of the accuracy-versus-vocabulary-size chart: test accuracy per finished k on
  * a log₂ k axis spanning the planned sizes, each point labelled with its accuracy, and the chance
- * level (1 / classes) as a dashed reference line.
+ * level (1 / classes) as a dashed reference line. Stored vocabularies (`vocabularyId`) are their
+ * own unconnected points at their k, not part of the learned curve.
  */
 export function accuracyChartOption(
-  results: readonly Pick<EvaluationKResult, 'k' | 'accuracy'>[],
+  results: readonly Pick<EvaluationKResult, 'k' | 'accuracy' | 'vocabularyId'>[],
   plannedKs: readonly number[],
   classCount: number,
 ): EChartsCoreOption {
@@ -91,8 +93,26 @@ export function accuracyChartOption(
           position: 'top',
           formatter: (p: { value: [number, number] }) => formatAccuracy(p.value[1]),
         },
-        data: accuracyPoints(results),
+        data: accuracyPoints(results.filter((r) => r.vocabularyId === undefined)),
       },
+      ...(results.some((r) => r.vocabularyId !== undefined)
+        ? [
+            {
+              name: 'stored vocabularies',
+              type: 'line',
+              color: STORED,
+              symbol: 'diamond',
+              symbolSize: 11,
+              lineStyle: { width: 0 },
+              label: {
+                show: true,
+                position: 'bottom',
+                formatter: (p: { value: [number, number] }) => formatAccuracy(p.value[1]),
+              },
+              data: accuracyPoints(results.filter((r) => r.vocabularyId !== undefined)),
+            },
+          ]
+        : []),
       ...(chance === null
         ? []
         : [

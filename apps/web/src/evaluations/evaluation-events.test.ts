@@ -19,6 +19,7 @@ function evaluation(id: string, patch: Partial<Evaluation> = {}): Evaluation {
       split: 0.5,
       seed: 1,
       limitPerClass: null,
+      vocabularyIds: [],
     },
     imageSetName: 'digits',
     classes: ['0', '1'],
@@ -64,6 +65,19 @@ describe('mergeResult', () => {
     expect(e.results.map((r) => [r.k, r.accuracy])).toEqual([
       [16, 0.63],
       [256, 0.87],
+    ])
+  })
+
+  it('keeps a stored vocabulary of the same k as a learned one apart, after the learned k', () => {
+    let e = evaluation('a', { params: { ...evaluation('a').params, k: [16], vocabularyIds: ['v2', 'v1'] } })
+    e = mergeResult(e, { ...result(16, 0.7), vocabularyId: 'v1' })
+    e = mergeResult(e, result(16, 0.6))
+    e = mergeResult(e, { ...result(16, 0.9), vocabularyId: 'v2' })
+    e = mergeResult(e, { ...result(16, 0.1), vocabularyId: 'v1' })
+    expect(e.results.map((r) => [r.vocabularyId ?? null, r.accuracy])).toEqual([
+      [null, 0.6],
+      ['v2', 0.9],
+      ['v1', 0.7],
     ])
   })
 })

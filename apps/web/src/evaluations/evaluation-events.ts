@@ -3,16 +3,28 @@ import type { QueryClient } from '@tanstack/react-query'
 import { evaluationKeys } from '../api/evaluation-queries.ts'
 
 /**
- * Adds one k's result to an evaluation's results, once (a result event can arrive after the
- * state or poll that already carried it). Results stay in the order of `params.k`.
+ * Identifies one result row: a stored vocabulary by its id (`v:ID`), a learned one by its k
+ * (`16`, also the k selector's option value).
+ */
+export function resultKey(r: Pick<EvaluationKResult, 'k' | 'vocabularyId'>): string {
+  return r.vocabularyId !== undefined ? `v:${r.vocabularyId}` : String(r.k)
+}
+
+/**
+ * Adds one result to an evaluation's results, once (a result event can arrive after the
+ * state or poll that already carried it). Results stay in the order of `params.k`, then
+ * `params.vocabularyIds`.
  */
 export function mergeResult(evaluation: Evaluation, result: EvaluationKResult): Evaluation {
-  if (evaluation.results.some((r) => r.k === result.k)) return evaluation
-  const order = (k: number) => {
-    const i = evaluation.params.k.indexOf(k)
-    return i === -1 ? Number.MAX_SAFE_INTEGER : i
+  const key = resultKey(result)
+  if (evaluation.results.some((r) => resultKey(r) === key)) return evaluation
+  const { k: ks, vocabularyIds } = evaluation.params
+  const order = (r: EvaluationKResult) => {
+    const i =
+      r.vocabularyId !== undefined ? ks.length + vocabularyIds.indexOf(r.vocabularyId) : ks.indexOf(r.k)
+    return i === -1 || (r.vocabularyId !== undefined && i < ks.length) ? Number.MAX_SAFE_INTEGER : i
   }
-  const results = [...evaluation.results, result].sort((a, b) => order(a.k) - order(b.k))
+  const results = [...evaluation.results, result].sort((a, b) => order(a) - order(b))
   return { ...evaluation, results }
 }
 

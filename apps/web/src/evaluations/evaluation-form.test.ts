@@ -4,6 +4,7 @@ import {
   defaultEvaluationForm,
   type EvaluationFormValues,
   evaluationFormFromQuery,
+  hogDescriptorLength,
   validateEvaluationForm,
 } from './evaluation-form.ts'
 
@@ -34,6 +35,7 @@ describe('validateEvaluationForm', () => {
       split: '1',
       seed: '-1',
       limitPerClass: '1',
+      vocabularyIds: [],
     })
     expect(r.ok).toBe(false)
     if (!r.ok)
@@ -76,5 +78,43 @@ describe('evaluationFormFromQuery', () => {
   it('ignores a missing or invalid k', () => {
     for (const search of ['', '?seed=3', '?k=', '?k=0', '?k=abc', '?k=1.5'])
       expect(evaluationFormFromQuery(search)).toEqual(defaultEvaluationForm)
+  })
+})
+
+describe('?vocabulary= and stored vocabularies', () => {
+  it('selects the vocabulary (repeated or comma list, distinct, at most 8) and starts with no k unless ?k= is given', () => {
+    expect(evaluationFormFromQuery('?vocabulary=v1')).toEqual({
+      ...defaultEvaluationForm,
+      ks: '',
+      vocabularyIds: ['v1'],
+    })
+    expect(evaluationFormFromQuery('?vocabulary=v1,v2&vocabulary=v1&vocabulary=')).toMatchObject({
+      vocabularyIds: ['v1', 'v2'],
+    })
+    expect(evaluationFormFromQuery('?vocabulary=v1&k=64')).toMatchObject({ ks: '64', vocabularyIds: ['v1'] })
+    const many = Array.from({ length: 12 }, (_, i) => `v${i}`).join(',')
+    expect(evaluationFormFromQuery(`?vocabulary=${many}`).vocabularyIds).toHaveLength(8)
+  })
+
+  it('submits vocabularyIds with an empty k list, valid for the shared schema', () => {
+    const values = { ...evaluationFormFromQuery('?vocabulary=v1'), imageSetId: 'set' }
+    const r = validateEvaluationForm(values, 20, [{ id: 'v1', k: 64, d: 32 }])
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    expect(r.input).toMatchObject({ k: [], vocabularyIds: ['v1'] })
+    expect(CreateEvaluation.safeParse(r.input).success).toBe(true)
+    // With no vocabulary and no k, the k list is wrong.
+    expect(validateEvaluationForm({ ...values, vocabularyIds: [] }).ok).toBe(false)
+  })
+
+  it('says before submit when the vocabulary d is not the HOG length of the patch', () => {
+    expect(hogDescriptorLength(8)).toBe(32)
+    expect(hogDescriptorLength(16)).toBe(288)
+    expect(hogDescriptorLength(10)).toBeNull() // not whole cells: the server's BAD_HOG_PARAMS
+    const values = { ...evaluationFormFromQuery('?vocabulary=v1'), imageSetId: 'set', patch: '16' }
+    const r = validateEvaluationForm(values, 20, [{ id: 'v1', k: 64, d: 32 }])
+    expect(r.ok).toBe(false)
+    if (r.ok) return
+    expect(r.errors.vocabularyIds).toBe('Vocabulary v1 has d = 32, but patch 16 gives HOG vectors of d = 288')
   })
 })

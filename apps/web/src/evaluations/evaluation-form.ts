@@ -1,4 +1,4 @@
-import type { CreateEvaluationInput } from '@codebook/shared'
+import { type CreateEvaluationInput, MAX_EVALUATION_VOCABULARIES } from '@codebook/shared'
 import { DEFAULT_K_LIST, formatKList, parseKList } from './k-list.ts'
 
 /** The launch form as typed: numbers stay strings until validated. */
@@ -12,6 +12,15 @@ export interface EvaluationFormValues {
   seed: string
   /** Images per class to use ('' = all): a quick run on a subset. */
   limitPerClass: string
+  /** Stored vocabularies to evaluate as they are (`?vocabulary=ID`), besides the k list. */
+  vocabularyIds: string[]
+}
+
+/** What the form knows of a selected stored vocabulary (from `GET /api/vocabularies`). */
+export interface SelectedVocabulary {
+  id: string
+  k: number
+  d: number
 }
 
 /** Defaults of the launch form: the issue's digits settings (8 × 8 patches, stride 4, 50/50 split). */
@@ -24,16 +33,43 @@ export const defaultEvaluationForm: EvaluationFormValues = {
   split: '0.5',
   seed: '1',
   limitPerClass: '',
+  vocabularyIds: [],
 }
 
 /**
- * The form's first values from the page's query string: `?k=64` (or `k=16,64`, as links from the
- * Vocabularies page send) preselects those vocabulary sizes; anything the k list rejects is ignored.
+ * The form's first values from the page's query string: `?k=64` (or `k=16,64`) preselects those
+ * vocabulary sizes; `?vocabulary=ID` (repeated or a comma list, as the Vocabularies page's
+ * "Evaluate" sends) selects stored vocabularies, and then the k list starts empty unless `k` is
+ * given too. Anything the k list rejects is ignored; ids are kept distinct, at most
+ * `MAX_EVALUATION_VOCABULARIES`.
  */
 export function evaluationFormFromQuery(search: string): EvaluationFormValues {
-  const k = new URLSearchParams(search).get('k')
+  const query = new URLSearchParams(search)
+  const k = query.get('k')
   const parsed = k === null ? null : parseKList(k)
-  return parsed?.ok ? { ...defaultEvaluationForm, ks: formatKList(parsed.ks) } : defaultEvaluationForm
+  const vocabularyIds = [
+    ...new Set(
+      query
+        .getAll('vocabulary')
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    ),
+  ].slice(0, MAX_EVALUATION_VOCABULARIES)
+  const ks = parsed?.ok ? formatKList(parsed.ks) : vocabularyIds.length > 0 ? '' : defaultEvaluationForm.ks
+  return { ...defaultEvaluationForm, ks, vocabularyIds }
+}
+
+/**
+ * Length of the dense HOG descriptor the server computes for these parameters (the runtime's
+ * `hogLength`: c = patch / cell cells a side, blocks of b × b cells, (c − b + 1)² · b² · bins),
+ * or null when the patch is not a whole number of cells (the server then answers `BAD_HOG_PARAMS`).
+ */
+export function hogDescriptorLength(patch: number, cell = 4, bins = 8, blockCells = 2): number | null {
+  if (!Number.isInteger(patch) || patch % cell !== 0) return null
+  const c = patch / cell
+  if (c < blockCells) return null
+  return (c - blockCells + 1) ** 2 * blockCells ** 2 * bins
 }
 
 /** Field name → message, for the fields that are wrong. */
@@ -60,10 +96,15 @@ function wholeIn(text: string, min: number, max: number, label: string): [number
 export function validateEvaluationForm(
   values: EvaluationFormValues,
   imageSide: number | null = null,
+  vocabularies: readonly SelectedVocabulary[] = [],
 ): { ok: true; input: CreateEvaluationInput } | { ok: false; errors: EvaluationFormErrors } {
   const errors: EvaluationFormErrors = {}
   if (values.imageSetId === '') errors.imageSetId = 'Choose a ready image set'
-  const ks = parseKList(values.ks)
+  // With stored vocabularies selected, the k list may be empty.
+  const ks =
+    values.vocabularyIds.length > 0 && values.ks.trim() === ''
+      ? { ok: true as const, ks: [] }
+      : parseKList(values.ks)
   if (!ks.ok) errors.ks = ks.error
   const patchMax = Math.min(PATCH_MAX, imageSide ?? PATCH_MAX)
   const [patch, patchErr] = wholeIn(values.patch, PATCH_MIN, patchMax, 'Patch')
@@ -89,12 +130,21 @@ export function validateEvaluationForm(
       errors.limitPerClass = limitErr.includes('must be in') ? 'Images per class must be ≥ 2' : limitErr
     limitPerClass = limit
   }
+  const hogD = patch === null ? null : hogDescriptorLength(patch)
+  if (values.vocabularyIds.length > MAX_EVALUATION_VOCABULARIES)
+    errors.vocabularyIds = `At most ${MAX_EVALUATION_VOCABULARIES} stored vocabularies`
+  else if (hogD !== null) {
+    const wrong = vocabularies.filter((v) => values.vocabularyIds.includes(v.id) && v.d !== hogD)
+    if (wrong.length > 0)
+      errors.vocabularyIds = `${wrong.map((v) => `Vocabulary ${v.id} has d = ${v.d}`).join('; ')}, but patch ${patch} gives HOG vectors of d = ${hogD}`
+  }
   const name = values.name.trim()
   if (name.length > 200) errors.name = 'Name: at most 200 characters'
   if (!ks.ok || Object.keys(errors).length > 0) return { ok: false, errors }
   const input: CreateEvaluationInput = {
     imageSetId: values.imageSetId,
     k: ks.ks,
+    ...(values.vocabularyIds.length > 0 ? { vocabularyIds: values.vocabularyIds } : {}),
     patch: patch as number,
     stride: stride as number,
     split,

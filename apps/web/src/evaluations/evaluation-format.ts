@@ -1,4 +1,9 @@
-import type { EvaluationPhase, EvaluationProgress, MisclassifiedImage } from '@codebook/shared'
+import type {
+  EvaluationParams,
+  EvaluationPhase,
+  EvaluationProgress,
+  MisclassifiedImage,
+} from '@codebook/shared'
 
 const PHASE_LABELS: Record<EvaluationPhase, string> = {
   hog: 'Extracting HOG patches',
@@ -30,4 +35,16 @@ export function misclassifiedCaption(
   classes: readonly string[],
 ): string {
   return `${className(classes, m.trueLabel)} → ${className(classes, m.predicted)}`
+}
+
+/** How many vocabularies an evaluation scores: its learned k plus its stored vocabularies. */
+export function plannedVocabularies(params: Pick<EvaluationParams, 'k' | 'vocabularyIds'>): number {
+  return params.k.length + params.vocabularyIds.length
+}
+
+/** "16, 64" for learned k, then "+ vocabulary ID" per stored vocabulary. */
+export function vocabulariesText(params: Pick<EvaluationParams, 'k' | 'vocabularyIds'>): string {
+  const parts = params.k.length > 0 ? [params.k.join(', ')] : []
+  for (const id of params.vocabularyIds) parts.push(`vocabulary ${id}`)
+  return parts.join(' + ')
 }

@@ -4,8 +4,15 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeNpy } from '../formats/npy/npy-writer.ts'
 import { loadGridImages } from '../images/grid.ts'
-import { type EvaluationProgress, evaluateVocabularies, type VocabularyEvaluation } from './evaluate.ts'
+import {
+  type EvaluationHistograms,
+  type EvaluationProgress,
+  evaluateVocabularies,
+  readVocabularyFile,
+  type VocabularyEvaluation,
+} from './evaluate.ts'
 
 const DIGITS = fileURLToPath(new URL('../../../../data/digits.png', import.meta.url))
 const HOG = { patch: 8, stride: 4, cell: 4, bins: 8 }
@@ -145,6 +152,74 @@ describe('evaluateVocabularies on a folder of class sub-folders', () => {
       evaluateVocabularies({ ...base, source: { kind: 'folder', dir: loose } }),
     ).rejects.toMatchObject({
       code: 'EVAL_UNLABELLED',
+    })
+  })
+})
+
+describe('evaluateVocabularies with given vocabularies', () => {
+  const source = {
+    kind: 'grid' as const,
+    file: DIGITS,
+    cellWidth: 20,
+    cellHeight: 20,
+    rowsPerClass: 5,
+    columns: 8,
+  }
+
+  it('given the centroids it learned, gives the same histograms and accuracy, without K-means', async () => {
+    const learned: Float32Array[] = []
+    const learnedHistograms: EvaluationHistograms[] = []
+    const a = await evaluateVocabularies({
+      source,
+      ks: [16],
+      hog: HOG,
+      iterations: 5,
+      onVocabulary: (v) => learned.push(v.centroids),
+      onHistograms: (h) => learnedHistograms.push(h),
+    })
+    expect(learned).toHaveLength(1)
+    // The centroids go through a .npy, as the server and the CLI hand them over.
+    const file = join(dir, 'vocabulary-16.npy')
+    await writeNpy(file, learned[0]!, 16, 32)
+    const vocabulary = await readVocabularyFile(file, 'v16')
+    expect(vocabulary).toMatchObject({ k: 16, d: 32, label: 'v16' })
+    const givenHistograms: EvaluationHistograms[] = []
+    const b = await evaluateVocabularies({
+      source,
+      ks: [],
+      vocabularies: [vocabulary],
+      hog: HOG,
+      onHistograms: (h) => givenHistograms.push(h),
+    })
+    expect(givenHistograms).toHaveLength(1)
+    expect(givenHistograms[0]!.trainX).toEqual(learnedHistograms[0]!.trainX)
+    expect(givenHistograms[0]!.testX).toEqual(learnedHistograms[0]!.testX)
+    const [r] = b.results as [VocabularyEvaluation]
+    expect(r).toMatchObject({ k: 16, label: 'v16', iterations: 0, accuracy: a.results[0]!.accuracy })
+    expect(r.confusion).toEqual(a.results[0]!.confusion)
+    expect(r.accuracy).toBeGreaterThan(0.3)
+  })
+
+  it('refuses a vocabulary whose d is not the HOG length, naming both and parameters that fit', async () => {
+    const vocabulary = { label: 'v324', k: 2, d: 324, centroids: new Float32Array(2 * 324) }
+    const err = await evaluateVocabularies({ source, ks: [], vocabularies: [vocabulary], hog: HOG }).catch(
+      (e: unknown) => e,
+    )
+    expect(err).toMatchObject({ code: 'VOCABULARY_DIMENSION_MISMATCH' })
+    const message = (err as Error).message
+    expect(message).toContain('d = 324')
+    expect(message).toContain('d = 32')
+    expect(message).toContain('patch 16, cell 4, bins 9')
+    await expect(
+      evaluateVocabularies({
+        source,
+        ks: [],
+        vocabularies: [{ ...vocabulary, centroids: new Float32Array(5) }],
+        hog: HOG,
+      }),
+    ).rejects.toMatchObject({ code: 'EVAL_BAD_VOCABULARY' })
+    await expect(evaluateVocabularies({ source, ks: [], hog: HOG })).rejects.toMatchObject({
+      code: 'EVAL_BAD_K',
     })
   })
 })

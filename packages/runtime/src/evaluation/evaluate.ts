@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os'
 import { UsageError } from '../errors.ts'
 import { denseHogSet } from '../features/dense-hog-set.ts'
-import type { DenseHogParams } from '../features/hog.ts'
+import { type DenseHogParams, hogLength } from '../features/hog.ts'
+import { openNpy } from '../formats/store.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../framework/spawn.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
 import { kmeansPlusPlus } from '../kmeans/init/kmeans-plus-plus.ts'
@@ -21,18 +22,36 @@ export type EvaluationEncoding = 'hard' | 'triangle'
 /** The stages reported through {@link EvaluateOptions.onProgress}. */
 export type EvaluationStage = 'load' | 'features' | 'vocabulary' | 'encode' | 'train' | 'predict'
 
-/** One progress report: `fraction` ∈ [0, 1] of the stage, `k` for the per-vocabulary stages. */
+/**
+ * One progress report: `fraction` ∈ [0, 1] of the stage, `k` for the per-vocabulary stages and
+ * `label` for a given vocabulary's.
+ */
 export interface EvaluationProgress {
   stage: EvaluationStage
   fraction: number
   k?: number
+  label?: string
+}
+
+/**
+ * A vocabulary given whole (e.g. one a K-means run learned): no K-means for it, the images'
+ * dense HOG patches are encoded with these centroids. `label` names it in the results.
+ */
+export interface GivenVocabulary {
+  label: string
+  /** k × d, row-major. */
+  centroids: Float32Array
+  k: number
+  d: number
 }
 
 /** Options of {@link evaluateVocabularies}. */
 export interface EvaluateOptions {
   source: LabelledImageSource
-  /** Vocabulary sizes to evaluate, in this order. */
+  /** Vocabulary sizes to learn and evaluate, in this order (may be empty when `vocabularies` is not). */
   ks: number[]
+  /** Given vocabularies, evaluated after the learned ones, in this order. */
+  vocabularies?: GivenVocabulary[]
   hog: DenseHogParams
   /** Share of each class used for training (default 0.5). */
   trainFraction?: number
@@ -58,6 +77,8 @@ export interface EvaluateOptions {
   onProgress?: (p: EvaluationProgress) => void
   /** Called with each k's result as soon as it is ready. */
   onResult?: (r: VocabularyEvaluation) => void
+  /** Called with each vocabulary's centroids (k × d) once learned or taken as given. */
+  onVocabulary?: (v: { k: number; label?: string; centroids: Float32Array }) => void
   /** Called with each k's train and test histograms before the SVM (benchmarks compare classifiers on them). */
   onHistograms?: (h: EvaluationHistograms) => void
 }
@@ -82,18 +103,20 @@ export interface Misclassified {
 /** The outcome for one vocabulary size. */
 export interface VocabularyEvaluation {
   k: number
+  /** The given vocabulary's label; absent for a learned one. */
+  label?: string
   accuracy: number
   /** Recall per class (NaN → null in JSON for a class with no test images). */
   perClass: number[]
   /** confusion[true][predicted] over the test images. */
   confusion: number[][]
-  /** Time to learn the vocabulary (k-means++ on the driver + Lloyd on the workers). */
+  /** Time to learn the vocabulary (k-means++ on the driver + Lloyd on the workers); 0 for a given one. */
   vocabularySeconds: number
   /** Time to encode every image's histogram. */
   encodeSeconds: number
   /** Time to train the one-versus-rest SVM. */
   trainSeconds: number
-  /** Lloyd iterations actually run. */
+  /** Lloyd iterations actually run (0 for a given vocabulary). */
   iterations: number
   trainImages: number
   testImages: number
@@ -119,8 +142,12 @@ const MAX_MISCLASSIFIED = 20
  * (hard assignment with the ONNX kernel, or triangle) → a one-versus-rest linear SVM trained on
  * the train images and scored on the test images.
  *
+ * Given vocabularies (`vocabularies`) skip the learning: their centroids encode the patches the
+ * same way, then the SVM is trained and scored as for learned ones.
+ *
  * Throws coded errors for bad input (`EVAL_BAD_K`, `EVAL_BAD_SPLIT`, `IMAGE_TOO_SMALL`, the
- * loaders' codes, and `KMEANS_BAD_K` when k exceeds the train patches).
+ * loaders' codes, `KMEANS_BAD_K` when k exceeds the train patches, and
+ * `VOCABULARY_DIMENSION_MISMATCH` when a given vocabulary's d is not the HOG length).
  */
 export async function evaluateVocabularies(opts: EvaluateOptions): Promise<EvaluationResult> {
   const trainFraction = opts.trainFraction ?? 0.5
@@ -128,11 +155,13 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
   const encoding = opts.encoding ?? 'hard'
   const norm = opts.norm ?? 'l2'
   const progress = opts.onProgress ?? (() => {})
-  if (opts.ks.length === 0 || opts.ks.some((k) => !Number.isInteger(k) || k < 1))
+  const given = opts.vocabularies ?? []
+  if ((opts.ks.length === 0 && given.length === 0) || opts.ks.some((k) => !Number.isInteger(k) || k < 1))
     throw new UsageError(
       'EVAL_BAD_K',
       `vocabulary sizes must be positive integers, got [${opts.ks.join(', ')}]`,
     )
+  checkGivenVocabularies(given, opts.hog)
   if (!(trainFraction > 0 && trainFraction < 1))
     throw new UsageError('EVAL_BAD_SPLIT', `train fraction must be in (0, 1), got ${trainFraction}`)
   kernelFactory(opts.kernel ?? 'onnx') // throws KERNEL_UNKNOWN before any image is read
@@ -153,35 +182,51 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
 
   const workers = opts.pool?.size ?? opts.workers ?? 1
   const slots = opts.slots ?? 2
-  const pool = opts.pool ?? (await WorkerPool.start({ workers, spawn: opts.spawn ?? spawnLocalWorker }))
+  const ownPool =
+    opts.pool || opts.ks.length === 0
+      ? null
+      : await WorkerPool.start({ workers, spawn: opts.spawn ?? spawnLocalWorker })
+  const pool = opts.pool ?? ownPool
   // The driver's own kernel encodes the histograms; it has the cores to itself between Lloyd runs.
   const encoder =
     encoding === 'hard' ? await createOrtKernel({ intraOpNumThreads: availableParallelism() }) : null
+  const learnVocabulary = async (k: number) => {
+    if (!pool) throw new Error('no worker pool for a learned vocabulary')
+    const init = kmeansPlusPlus(trainPatches, d, k, createRng(opts.initSeed ?? 7))
+    const run = await runKmeans(pool, {
+      data: { kind: 'inline', points: trainPatches, d },
+      init,
+      maxIterations: iterations,
+      tol: 0,
+      slots,
+      broadcast: 'chain',
+      chainOrder: 'topology',
+      aggregation: 'three-stage',
+      seed: opts.seed ?? 1,
+      kernel: opts.kernel ?? 'onnx',
+      // Locally spawned workers share this machine: split its cores between every map task.
+      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / (workers * slots))),
+      now: () => performance.now(),
+      onIteration: (r) => progress({ stage: 'vocabulary', fraction: r.iteration / iterations, k }),
+    })
+    return run
+  }
   const results: VocabularyEvaluation[] = []
   try {
-    for (const k of opts.ks) {
-      progress({ stage: 'vocabulary', fraction: 0, k })
+    const plan: { k: number; label?: string; given: GivenVocabulary | null }[] = [
+      ...opts.ks.map((k) => ({ k, given: null })),
+      ...given.map((v) => ({ k: v.k, label: v.label, given: v })),
+    ]
+    for (const { k, label, given: vocabulary } of plan) {
+      const of = label !== undefined ? { k, label } : { k }
+      progress({ stage: 'vocabulary', fraction: 0, ...of })
       let started = performance.now()
-      const init = kmeansPlusPlus(trainPatches, d, k, createRng(opts.initSeed ?? 7))
-      const run = await runKmeans(pool, {
-        data: { kind: 'inline', points: trainPatches, d },
-        init,
-        maxIterations: iterations,
-        tol: 0,
-        slots,
-        broadcast: 'chain',
-        chainOrder: 'topology',
-        aggregation: 'three-stage',
-        seed: opts.seed ?? 1,
-        kernel: opts.kernel ?? 'onnx',
-        // Locally spawned workers share this machine: split its cores between every map task.
-        threadsPerTask: Math.max(1, Math.floor(availableParallelism() / (workers * slots))),
-        now: () => performance.now(),
-        onIteration: (r) => progress({ stage: 'vocabulary', fraction: r.iteration / iterations, k }),
-      })
+      const run = vocabulary ? { centroids: vocabulary.centroids, iterations: 0 } : await learnVocabulary(k)
+      progress({ stage: 'vocabulary', fraction: 1, ...of })
+      opts.onVocabulary?.({ k, ...(label !== undefined ? { label } : {}), centroids: run.centroids })
       const vocabularySeconds = (performance.now() - started) / 1000
 
-      progress({ stage: 'encode', fraction: 0, k })
+      progress({ stage: 'encode', fraction: 0, ...of })
       started = performance.now()
       const histograms = encoder
         ? encodeBagOfWords(
@@ -203,14 +248,14 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
       }
       opts.onHistograms?.(split)
 
-      progress({ stage: 'train', fraction: 0, k })
+      progress({ stage: 'train', fraction: 0, ...of })
       started = performance.now()
       const model = trainLinearSvm(split.trainX, split.trainY, k, classes, createRng(opts.seed ?? 1), {
         c: opts.c ?? 1,
       })
       const trainSeconds = (performance.now() - started) / 1000
 
-      progress({ stage: 'predict', fraction: 0, k })
+      progress({ stage: 'predict', fraction: 0, ...of })
       const truth = split.testY
       const predicted = predictLinearSvm(model, split.testX)
       const report = classificationReport(truth, predicted, classes)
@@ -221,9 +266,10 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
         const file = set.files[image]
         misclassified.push({ image, ...(file ? { file } : {}), label: truth[i]!, predicted: predicted[i]! })
       }
-      progress({ stage: 'predict', fraction: 1, k })
+      progress({ stage: 'predict', fraction: 1, ...of })
       const result: VocabularyEvaluation = {
         k,
+        ...(label !== undefined ? { label } : {}),
         ...report,
         vocabularySeconds,
         encodeSeconds,
@@ -238,9 +284,73 @@ export async function evaluateVocabularies(opts: EvaluateOptions): Promise<Evalu
     }
   } finally {
     await encoder?.dispose()
-    if (!opts.pool) await pool.close()
+    await ownPool?.close()
   }
   return { classes: set.classes, images: set.images.length, patches: hog.n, d, results }
+}
+
+/**
+ * Refuses given vocabularies that are malformed or whose d is not the HOG descriptor length of
+ * `hog` (`VOCABULARY_DIMENSION_MISMATCH`, naming both and, when one exists, HOG parameters that
+ * give the vocabulary's d).
+ */
+function checkGivenVocabularies(given: readonly GivenVocabulary[], hog: DenseHogParams): void {
+  if (given.length === 0) return
+  for (const v of given) {
+    if (!Number.isInteger(v.k) || v.k < 1 || v.centroids.length !== v.k * v.d)
+      throw new UsageError(
+        'EVAL_BAD_VOCABULARY',
+        `vocabulary ${v.label}: ${v.centroids.length} values is not k × d = ${v.k} × ${v.d}`,
+      )
+    const mismatch = vocabularyDimensionError(v.label, v.d, hog)
+    if (mismatch) throw mismatch
+  }
+}
+
+/**
+ * The `VOCABULARY_DIMENSION_MISMATCH` error when a vocabulary of dimension `d` cannot encode the
+ * dense HOG patches of `hog` (naming both d's and, when one exists, HOG parameters that give
+ * `d`), else null. Throws `BAD_HOG_PARAMS` when `hog` itself does not fit.
+ */
+export function vocabularyDimensionError(label: string, d: number, hog: DenseHogParams): UsageError | null {
+  const hogD = hogLength(hog)
+  if (d === hogD) return null
+  const fit = hogParamsFor(d, hog)
+  return new UsageError(
+    'VOCABULARY_DIMENSION_MISMATCH',
+    `vocabulary ${label} has d = ${d} but HOG patch ${hog.patch}, cell ${hog.cell}, bins ${hog.bins} ` +
+      `gives d = ${hogD}${fit ? `; ${fit} would give d = ${d}` : ''}`,
+  )
+}
+
+/** HOG parameters near `hog` (same cell, then same bins) whose descriptor length is `d`, as text. */
+function hogParamsFor(d: number, hog: DenseHogParams): string | null {
+  const b = hog.blockCells ?? 2
+  for (const bins of [hog.bins, 8, 9, 6, 12]) {
+    for (const cell of [hog.cell, 4, 8, 2]) {
+      for (let c = b; c <= 64; c++) {
+        const length = (c - b + 1) ** 2 * b * b * bins
+        if (length === d) return `patch ${c * cell}, cell ${cell}, bins ${bins}`
+        if (length > d) break
+      }
+    }
+  }
+  return null
+}
+
+/**
+ * Reads a vocabulary's centroids from a `.npy` (k × d, float32 or uint8) for
+ * {@link EvaluateOptions.vocabularies}.
+ */
+export async function readVocabularyFile(file: string, label = file): Promise<GivenVocabulary> {
+  const f = await openNpy(file)
+  try {
+    const rows = await f.readRows(0, f.n)
+    const centroids = rows instanceof Float32Array ? rows : Float32Array.from(rows)
+    return { label, centroids, k: f.n, d: f.d }
+  } finally {
+    await f.close()
+  }
 }
 
 function checkImageSizes(set: LabelledImageSet, patch: number): void {

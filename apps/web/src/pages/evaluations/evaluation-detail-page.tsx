@@ -14,7 +14,8 @@ import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { accuracyChartOption, formatAccuracy, perClassChartOption } from '../../evaluations/accuracy-chart.ts'
 import { confusionAccuracy } from '../../evaluations/confusion.ts'
-import { phaseText } from '../../evaluations/evaluation-format.ts'
+import { resultKey } from '../../evaluations/evaluation-events.ts'
+import { phaseText, plannedVocabularies, vocabulariesText } from '../../evaluations/evaluation-format.ts'
 import { useEvaluationEvents } from '../../evaluations/use-evaluation-events.ts'
 import { formatDateTime } from '../../lib/format.ts'
 import '../../styles/evaluations.css'
@@ -75,7 +76,7 @@ function EvaluationHeader(props: { evaluation: Evaluation }) {
           {e.name} <StatusBadge status={e.status} />
         </h1>
         <p className="page-subtitle">
-          {e.imageSetName} · {e.classes.length} classes · k = {e.params.k.join(', ')} · created{' '}
+          {e.imageSetName} · {e.classes.length} classes · k = {vocabulariesText(e.params)} · created{' '}
           {formatDateTime(e.createdAt)}
         </p>
       </div>
@@ -109,10 +110,10 @@ function ProgressCard(props: { evaluation: Evaluation; socketLive: boolean }) {
       : active
         ? live
           ? phaseText(live)
-          : `Running — ${e.results.length} of ${e.params.k.length} vocabulary sizes done`
+          : `Running — ${e.results.length} of ${plannedVocabularies(e.params)} vocabularies done`
         : e.status === 'succeeded'
           ? `Finished ${e.finishedAt ? formatDateTime(e.finishedAt) : ''}`
-          : `Stopped (${e.status}) after ${e.results.length} of ${e.params.k.length} vocabulary sizes`
+          : `Stopped (${e.status}) after ${e.results.length} of ${plannedVocabularies(e.params)} vocabularies`
   const p = e.params
   const rows: [string, string | number][] = [
     ['patch', `${p.patch} px`],
@@ -129,7 +130,7 @@ function ProgressCard(props: { evaluation: Evaluation; socketLive: boolean }) {
         <div className="run-progress-line">
           <span data-testid="evaluation-phase">{text}</span>
           <span className="num">
-            {e.results.length} / {e.params.k.length} sizes
+            {e.results.length} / {plannedVocabularies(e.params)} vocabularies
             {!props.socketLive && active ? ' · events offline, polling' : ''}
           </span>
         </div>
@@ -195,8 +196,16 @@ function AccuracyTable(props: { results: EvaluationKResult[] }) {
         </thead>
         <tbody>
           {props.results.map((r) => (
-            <tr key={r.k} data-k={r.k}>
-              <td className="right num">{r.k}</td>
+            <tr key={resultKey(r)} data-k={r.k} data-vocabulary-id={r.vocabularyId}>
+              <td className="right num">
+                {r.k}
+                {r.vocabularyId !== undefined && (
+                  <span className="muted" title="a stored vocabulary, evaluated as it is">
+                    {' '}
+                    (vocabulary {r.vocabularyId})
+                  </span>
+                )}
+              </td>
               <td className="right num" data-testid="accuracy" data-accuracy={r.accuracy}>
                 {formatAccuracy(r.accuracy)}
               </td>
@@ -218,8 +227,8 @@ function AccuracyTable(props: { results: EvaluationKResult[] }) {
 function PerKSection(props: { evaluation: Evaluation }) {
   const e = props.evaluation
   // null: follow the latest finished k as new ones arrive.
-  const [chosen, setChosen] = useState<number | null>(null)
-  const result = e.results.find((r) => r.k === chosen) ?? e.results.at(-1)
+  const [chosen, setChosen] = useState<string | null>(null)
+  const result = e.results.find((r) => resultKey(r) === chosen) ?? e.results.at(-1)
   const perClassOption = useMemo(
     () => (result ? perClassChartOption(result.perClass, e.classes) : null),
     [result, e.classes],
@@ -244,13 +253,15 @@ function PerKSection(props: { evaluation: Evaluation }) {
       </label>
       <select
         id="evaluation-k"
-        value={chosen === null ? 'latest' : String(result.k)}
-        onChange={(ev) => setChosen(ev.target.value === 'latest' ? null : Number(ev.target.value))}
+        value={chosen === null ? 'latest' : resultKey(result)}
+        onChange={(ev) => setChosen(ev.target.value === 'latest' ? null : ev.target.value)}
       >
         <option value="latest">latest ({e.results.at(-1)?.k})</option>
         {e.results.map((r) => (
-          <option key={r.k} value={r.k}>
-            {r.k} — {formatAccuracy(r.accuracy)}
+          <option key={resultKey(r)} value={resultKey(r)}>
+            {r.k}
+            {r.vocabularyId !== undefined ? ` (vocabulary ${r.vocabularyId})` : ''} —{' '}
+            {formatAccuracy(r.accuracy)}
           </option>
         ))}
       </select>

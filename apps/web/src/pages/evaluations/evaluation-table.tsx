@@ -4,6 +4,7 @@ import { isEvaluationActive } from '../../api/evaluation-queries.ts'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatAccuracy } from '../../evaluations/accuracy-chart.ts'
+import { plannedVocabularies, vocabulariesText } from '../../evaluations/evaluation-format.ts'
 import { formatDateTime } from '../../lib/format.ts'
 
 /** The evaluations table, newest first; a row opens the evaluation page. */
@@ -55,11 +56,11 @@ export function EvaluationTable(props: { evaluations: Evaluation[] }) {
                   </div>
                 </td>
                 <td>{e.imageSetName}</td>
-                <td className="num">{e.params.k.join(', ')}</td>
+                <td className="num">{vocabulariesText(e.params)}</td>
                 <td>
                   <div className="run-progress-cell">
                     <span className="num">
-                      {e.results.length} / {e.params.k.length} sizes
+                      {e.results.length} / {plannedVocabularies(e.params)} vocabularies
                     </span>
                     {isEvaluationActive(e) && (
                       <ProgressBar

@@ -2,6 +2,7 @@ import type { ImageSet } from '@codebook/shared'
 import { type FormEvent, useState } from 'react'
 import { useLocation, useSearch } from 'wouter'
 import { useCreateEvaluation } from '../../api/evaluation-queries.ts'
+import { useVocabularies } from '../../api/vocabulary-queries.ts'
 import {
   defaultEvaluationForm,
   type EvaluationFormValues,
@@ -10,7 +11,7 @@ import {
 } from '../../evaluations/evaluation-form.ts'
 import { formatCount } from '../../lib/format.ts'
 
-type TextField = Exclude<keyof EvaluationFormValues, 'imageSetId'>
+type TextField = Exclude<keyof EvaluationFormValues, 'imageSetId' | 'vocabularyIds'>
 
 const TEXT_FIELDS: { name: TextField; label: string; hint?: string; wide?: boolean }[] = [
   { name: 'ks', label: 'Vocabulary sizes k', hint: '16, 64, 256, 1024', wide: true },
@@ -26,8 +27,9 @@ const TEXT_FIELDS: { name: TextField; label: string; hint?: string; wide?: boole
 export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) {
   const [, navigate] = useLocation()
   const create = useCreateEvaluation()
-  // `?k=…` (the Vocabularies page’s "Evaluate") preselects the vocabulary sizes.
+  // `?vocabulary=ID` (the Vocabularies page’s "Evaluate") selects a stored vocabulary; `?k=…` preselects sizes.
   const search = useSearch()
+  const vocabularies = useVocabularies()
   const [values, setValues] = useState<EvaluationFormValues>(() => evaluationFormFromQuery(search))
   const [touched, setTouched] = useState(false)
   const ready = (props.imageSets ?? []).filter((s) => s.status === 'ready')
@@ -35,11 +37,14 @@ export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) 
   const imageSetId = values.imageSetId !== '' ? values.imageSetId : (ready[0]?.id ?? '')
   const imageSet = ready.find((s) => s.id === imageSetId)
   const side = imageSet?.grid ? Math.min(imageSet.grid.cellWidth, imageSet.grid.cellHeight) : null
-  const result = validateEvaluationForm({ ...values, imageSetId }, side)
+  const known = vocabularies.data ?? []
+  const result = validateEvaluationForm({ ...values, imageSetId }, side, known)
   const errors = result.ok ? {} : result.errors
   // A field's error shows once it differs from the default (typed in) or after a submit.
   const shown = (name: keyof EvaluationFormValues) =>
-    touched || (name !== 'imageSetId' && values[name] !== defaultEvaluationForm[name])
+    touched ||
+    name === 'vocabularyIds' ||
+    (name !== 'imageSetId' && values[name] !== defaultEvaluationForm[name])
       ? errors[name]
       : undefined
 
@@ -79,6 +84,43 @@ export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) 
             </select>
             {shown('imageSetId') && <span className="field-error">{shown('imageSetId')}</span>}
           </div>
+          {values.vocabularyIds.length > 0 && (
+            <div className="field field-wide" data-testid="evaluation-vocabularies">
+              <span className="field-label">Stored vocabularies (evaluated as they are)</span>
+              <ul className="selected-vocabularies">
+                {values.vocabularyIds.map((id) => {
+                  const v = known.find((x) => x.id === id)
+                  return (
+                    <li key={id} data-vocabulary-id={id}>
+                      <span className="num">{id}</span>
+                      {v ? (
+                        <span className="muted">
+                          {' '}
+                          k {v.k}, d {v.d}
+                        </span>
+                      ) : (
+                        <span className="muted">{vocabularies.isLoading ? ' loading…' : ' not found'}</span>
+                      )}{' '}
+                      <button
+                        type="button"
+                        className="btn btn-sm"
+                        aria-label={`Remove vocabulary ${id}`}
+                        onClick={() =>
+                          set(
+                            'vocabularyIds',
+                            values.vocabularyIds.filter((x) => x !== id),
+                          )
+                        }
+                      >
+                        Remove
+                      </button>
+                    </li>
+                  )
+                })}
+              </ul>
+              {shown('vocabularyIds') && <span className="field-error">{shown('vocabularyIds')}</span>}
+            </div>
+          )}
           {TEXT_FIELDS.map((f) => (
             <div className={`field${f.wide ? ' field-wide' : ''}`} key={f.name}>
               <label htmlFor={`evaluation-${f.name}`}>{f.label}</label>

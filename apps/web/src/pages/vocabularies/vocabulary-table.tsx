@@ -109,9 +109,9 @@ function VocabularyRow(props: { v: VocabularySummary; onDelete: () => void }) {
       <td>
         <div className="row-actions">
           <Link
-            href={`/evaluations?k=${v.k}`}
+            href={`/evaluations?vocabulary=${encodeURIComponent(v.id)}`}
             className="btn btn-sm"
-            title={`Open the evaluation form with k = ${v.k}: an evaluation learns a vocabulary of this size on an image set's HOG patches`}
+            title={`Open the evaluation form with this vocabulary (k = ${v.k}, d = ${v.d}): an image set's HOG patches are encoded with its centroids`}
           >
             Evaluate
           </Link>

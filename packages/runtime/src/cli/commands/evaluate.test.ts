@@ -1,5 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { writeNpy } from '../../formats/npy/npy-writer.ts'
 import { main } from '../main.ts'
 
 const DIGITS = fileURLToPath(new URL('../../../../../data/digits.png', import.meta.url))
@@ -62,6 +66,7 @@ describe('codebook evaluate', () => {
       [[...TINY, '--k', '4,x'], 'BAD_OPTION'],
       [[...TINY, '--k', '4', '--split', '1.5'], 'BAD_OPTION'],
       [[...TINY, '--k', '4', '--kernel', 'nope'], 'KERNEL_UNKNOWN'],
+      [TINY, 'BAD_USAGE'],
       // 100 train digits × 16 patches = 1,600 train patches: k = 5,000 cannot be learned.
       [[...TINY, '--k', '5000', '--iterations', '1'], 'KMEANS_BAD_K'],
     ]
@@ -69,6 +74,32 @@ describe('codebook evaluate', () => {
       const { code, stderr } = await codebook(args)
       expect({ args, code }).toEqual({ args, code: 2 })
       expect(stderr).toContain(codeName)
+    }
+  })
+
+  it('--vocabulary FILE.npy evaluates given centroids, and refuses a wrong d with VOCABULARY_DIMENSION_MISMATCH', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codebook-cli-vocabulary-'))
+    try {
+      // Any 4 × 32 centroids encode the 32-d HOG patches (equality with learned ones: evaluate.test.ts).
+      const centroids = new Float32Array(4 * 32).map((_, i) => ((i * 7) % 13) / 13)
+      const good = join(dir, 'good.npy')
+      await writeNpy(good, centroids, 4, 32)
+      const { code, stdout } = await codebook([...TINY, '--vocabulary', good, '--json'])
+      expect(code).toBe(0)
+      const [line] = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+      expect(line).toMatchObject({ k: 4, label: good, iterations: 0, trainImages: 100, testImages: 100 })
+
+      const wide = join(dir, 'wide.npy')
+      await writeNpy(wide, new Float32Array(4 * 36), 4, 36)
+      const bad = await codebook([...TINY, '--k', '4', '--vocabulary', `${good},${wide}`])
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toContain('VOCABULARY_DIMENSION_MISMATCH')
+      expect(bad.stderr).toContain('patch 8, cell 4, bins 9')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })

@@ -6,6 +6,7 @@ import {
   type EvaluationProgress,
   type EvaluationResult,
   evaluateVocabularies,
+  readVocabularyFile,
   type VocabularyEvaluation,
 } from '../../evaluation/evaluate.ts'
 import type { LabelledImageSource } from '../../evaluation/labelled-images.ts'
@@ -20,7 +21,10 @@ export interface EvaluateCommandOptions {
   grid?: string
   rowsPerClass?: number
   columns?: number
-  k: number[]
+  /** Vocabulary sizes to learn (may be absent with --vocabulary). */
+  k?: number[]
+  /** Vocabulary `.npy` files (k × d centroids) to evaluate as they are. */
+  vocabulary?: string[]
   patch: number
   stride: number
   cell: number
@@ -49,7 +53,10 @@ export async function runEvaluateCommand(
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<EvaluationResult> {
+  if ((o.k ?? []).length === 0 && (o.vocabulary ?? []).length === 0)
+    throw new UsageError('BAD_USAGE', 'give --k (sizes to learn) and/or --vocabulary FILE.npy')
   const source = await sourceOf(o)
+  const vocabularies = await Promise.all((o.vocabulary ?? []).map((file) => readVocabularyFile(file)))
   const tty = io.stderr.isTTY === true
   const onProgress = (p: EvaluationProgress) => {
     io.stderr.write(
@@ -59,7 +66,8 @@ export async function runEvaluateCommand(
   const started = performance.now()
   const result = await evaluateVocabularies({
     source,
-    ks: o.k,
+    ks: o.k ?? [],
+    vocabularies,
     hog: { patch: o.patch, stride: o.stride, cell: o.cell, bins: o.bins },
     trainFraction: o.split,
     seed: o.seed,
@@ -84,7 +92,7 @@ export async function runEvaluateCommand(
 function table(result: EvaluationResult, seconds: number): string {
   const rows = result.results.map(
     (r: VocabularyEvaluation) =>
-      `${String(r.k).padStart(6)}  ${r.accuracy.toFixed(4)}  ${r.vocabularySeconds.toFixed(2).padStart(8)}  ${r.trainSeconds.toFixed(2).padStart(6)}\n`,
+      `${String(r.k).padStart(6)}  ${r.accuracy.toFixed(4)}  ${r.vocabularySeconds.toFixed(2).padStart(8)}  ${r.trainSeconds.toFixed(2).padStart(6)}${r.label === undefined ? '' : `  ${r.label}`}\n`,
   )
   const first = result.results[0]
   return (
@@ -158,7 +166,18 @@ export function registerEvaluate(program: Command, io: CommandIo = processIo()):
       'with --grid: use only the first n cells of every grid row',
       positiveInt('--columns'),
     )
-    .requiredOption('--k <list>', 'vocabulary sizes, comma-separated, e.g. 16,64,256', intList('--k'))
+    .option('--k <list>', 'vocabulary sizes to learn, comma-separated, e.g. 16,64,256', intList('--k'))
+    .option(
+      '--vocabulary <file.npy>',
+      'a vocabulary (k × d centroids .npy) to evaluate as it is, no K-means; repeatable or a comma list',
+      (v: string, prev: string[] = []) => [
+        ...prev,
+        ...v
+          .split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== ''),
+      ],
+    )
     .option('--patch <n>', 'patch side in pixels', positiveInt('--patch'), 8)
     .option('--stride <n>', 'patch stride in pixels', positiveInt('--stride'), 4)
     .option('--cell <n>', 'cell side in pixels', positiveInt('--cell'), 4)
