@@ -1,14 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readdir, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { CodebookError } from '@codebook/runtime'
 import { Dataset } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
+import { childCommand } from '../child/child-command.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { hogText, makeVectors } from '../test-support/payloads.ts'
 import { childPids, isAlive, waitFor } from '../test-support/processes.ts'
@@ -119,11 +118,10 @@ describe('a server killed mid-import', () => {
 
   /** `npm start` from source: main.ts under tsx, as a separate process on `home`. */
   async function startServerProcess(): Promise<{ proc: ChildProcess; url: string }> {
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-    const main = fileURLToPath(new URL('../main.ts', import.meta.url))
+    const main = childCommand(import.meta.url, '../main')
     // PGlite on the home, as the restart below uses: not CI's DATABASE_URL, which other tests share.
     const { DATABASE_URL: _sharedDatabase, ...env } = process.env
-    const child = spawn(process.execPath, ['--conditions=@codebook/source', '--import', tsx, main], {
+    const child = spawn(process.execPath, [...main.execArgv, main.entry], {
       env: {
         ...env,
         CODEBOOK_HOME: home.home,

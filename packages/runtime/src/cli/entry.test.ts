@@ -56,7 +56,8 @@ describe('the codebook process', () => {
     const file = join(dir, 'features.txt.gz')
     const r = await codebook(['kmeans', '--data', file, '--k', '2'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('KMEANS_DATA_NOT_NPY')
+    expect(r.stderr).toContain('DATA_NOT_NPY: ')
+    expect(r.stderr).toContain('codebook kmeans reads .npy')
     expect(r.stderr).toContain(`codebook convert ${file} features.npy`)
   })
 

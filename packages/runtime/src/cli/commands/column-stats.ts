@@ -3,7 +3,7 @@ import { runColumnStats } from '../../column-stats/run-column-stats.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
 import { type CommandIo, processIo } from '../progress.ts'
-import { kmeansDataShape } from './kmeans-data.ts'
+import { npyDataShape } from './npy-data.ts'
 import { positiveInt } from './parse-options.ts'
 
 /** Options of `codebook column-stats`. */
@@ -22,7 +22,7 @@ export async function runColumnStatsCommand(
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<void> {
-  await kmeansDataShape(o.data) // a text file gets the `codebook convert` hint, as for kmeans
+  await npyDataShape(o.data, 'codebook column-stats')
   const pool = await WorkerPool.start({ workers: o.workers, spawn })
   try {
     const s = await runColumnStats(pool, o.data)

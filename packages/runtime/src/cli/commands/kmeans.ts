@@ -21,7 +21,7 @@ import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order
 import { readTopology, workerRacks } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
-import { kmeansDataShape } from './kmeans-data.ts'
+import { npyDataShape } from './npy-data.ts'
 import { byteSize, nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
 
 /** Options of `codebook kmeans`. */
@@ -101,7 +101,7 @@ export async function runKmeansCommand(
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<KmeansRunResult> {
-  const { n, d } = await kmeansDataShape(o.data)
+  const { n, d } = await npyDataShape(o.data, 'codebook kmeans')
   const fromFile = await initFileCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
   const racks = workerRacks(topology, o.workers)

@@ -1,3 +1,4 @@
+import { legacyAggregationAliases } from '@codebook/shared'
 import { CodebookError } from '../../errors.ts'
 import { allGather } from '../all-gather.ts'
 import { allReduceSum } from '../all-reduce.ts'
@@ -25,7 +26,7 @@ export const aggregationModes = ['direct', 'three-stage', 'ring', 'allreduce'] a
 export type AggregationMode = (typeof aggregationModes)[number]
 
 /** Old names still accepted on input, and what they mean now. */
-export const legacyAggregations: Readonly<Record<string, AggregationMode>> = { local: 'three-stage' }
+export const legacyAggregations: Readonly<Record<string, AggregationMode>> = legacyAggregationAliases
 
 /** An aggregation name as a user or an old record gives it: a mode, or a legacy alias of one. */
 export function parseAggregation(name: string): AggregationMode {

@@ -4,11 +4,12 @@ import { detectFormat, formatFromName } from '../../formats/detect.ts'
 import { openNpy } from '../../formats/index.ts'
 
 /**
- * The shape of `codebook kmeans --data FILE`. K-means reads rows at random offsets, so it needs
- * a .npy; a text, csv or .vecs file (gzip or not) gets a `KMEANS_DATA_NOT_NPY` that gives the
- * `codebook convert` command to run instead of the .npy reader's "missing magic".
+ * The shape of a command's `--data FILE` (`kmeans`, `column-stats`). Workers read rows at
+ * random offsets, so it must be a .npy; a text, csv or .vecs file (gzip or not) gets a
+ * `DATA_NOT_NPY` that gives the `codebook convert` command to run instead of the .npy reader's
+ * "missing magic".
  */
-export async function kmeansDataShape(file: string): Promise<{ n: number; d: number }> {
+export async function npyDataShape(file: string, command: string): Promise<{ n: number; d: number }> {
   try {
     const f = await openNpy(file)
     await f.close()
@@ -17,8 +18,8 @@ export async function kmeansDataShape(file: string): Promise<{ n: number; d: num
     const format = await otherFormat(file, err)
     if (!format) throw err
     throw new UsageError(
-      'KMEANS_DATA_NOT_NPY',
-      `${file} is ${format}, not .npy; k-means reads .npy: convert it first with \`codebook convert ${file} ${npyNameFor(file)}\``,
+      'DATA_NOT_NPY',
+      `${file} is ${format}, not .npy; ${command} reads .npy: convert it first with \`codebook convert ${file} ${npyNameFor(file)}\``,
     )
   }
 }
