@@ -137,6 +137,14 @@ export { runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
+export type { RankPlan, ReductionPlan, StaticReductionAlgorithm } from './reductions/plans.ts'
+export {
+  binomialPlan,
+  fibonacciOrder,
+  fibonacciPlan,
+  fibonacciTreeSize,
+  staticReductionPlan,
+} from './reductions/plans.ts'
 export type { ClusterNetwork, ClusterSpec } from './simulator/cluster-network.ts'
 export { buildClusterNetwork } from './simulator/cluster-network.ts'
 export type {
