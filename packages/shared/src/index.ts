@@ -47,6 +47,7 @@ export {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runReductions,
 } from './run-defaults.ts'
 export type { CreateRunInput } from './runs.ts'
 export {

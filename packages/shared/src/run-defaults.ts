@@ -27,6 +27,17 @@ export const AggregationField = z.codec(z.enum([...runAggregations, 'local']), z
   decode: (v) => (v === 'local' ? legacyAggregationAliases.local : v),
   encode: (v) => v,
 })
+/**
+ * How the reduce/combine stage of a K-means iteration reduces the workers' cluster sums.
+ * `regroup` (the default, and the behaviour before issue 20): the regroup by key block of
+ * `aggregation`, then a gather at the root. The others reduce whole partials along a tree
+ * (after each worker merges its own map tasks): `binomial` (static binomial tree), `fibonacci`
+ * (Fibonacci-stat), `tree-dyn` (whoever is ready pairs with the one waiting) and
+ * `noncommut-tree-dyn` (pairs only adjacent rank intervals, so rank order is kept); with these,
+ * `aggregation` is not used.
+ */
+export const runReductions = ['regroup', 'binomial', 'fibonacci', 'tree-dyn', 'noncommut-tree-dyn'] as const
+
 /** Map-task assignment algorithms (`auto`: lloyd for k < 64, else hamerly). */
 export const runAlgorithms = ['lloyd', 'hamerly', 'yinyang', 'auto'] as const
 
@@ -45,6 +56,7 @@ export const runDefaults = {
   broadcast: 'chain',
   chainOrder: 'topology',
   aggregation: 'three-stage',
+  reduction: 'regroup',
   algorithm: 'lloyd',
   kernel: 'onnx',
   seed: 1,

@@ -7,6 +7,7 @@ import {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runReductions,
 } from './run-defaults.ts'
 
 /** The five stages of a Map-Collective K-means iteration, in order. */
@@ -78,6 +79,11 @@ export const IterationReport = z.object({
    * Hamerly / Yinyang bounds prune (dense passes count every entry, so ≥ 1 on the first iteration).
    */
   distanceFraction: z.number().nonnegative().optional(),
+  /**
+   * The reduction of the reduce/combine stage (absent in older reports: `regroup`). With a tree
+   * reduction, `stages.reduce` is the reduction's time and `stages.combine` moving its result to the root.
+   */
+  reduction: z.enum(runReductions).optional(),
   /** Broadcast payload bytes the centroid encoding saved against float32, over all receivers. */
   broadcastBytesSaved: z.number().int().optional(),
 })
@@ -118,6 +124,8 @@ export const CreateRun = z.object({
   chainOrder: z.enum(runChainOrders).default(runDefaults.chainOrder),
   /** Regroup (see {@link runAggregations}); the old name `local` is read as `three-stage`. */
   aggregation: AggregationField.default(runDefaults.aggregation),
+  /** How the reduce/combine stage reduces (see {@link runReductions}); `regroup` uses `aggregation`. */
+  reduction: z.enum(runReductions).default(runDefaults.reduction),
   algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnWorkerEntry } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
-import { createRng, type Rng } from '../../random/rng.ts'
+import { createRng } from '../../random/rng.ts'
 import type { Combiner } from './combiner.ts'
-import type { Partials } from './partials.ts'
 import { type AggregationMode, aggregationModes } from './regroup.ts'
 import { type RegroupCheckResult, regroupCheckApplication } from './test-support/combiner-app.ts'
 import {
   foldInOrder,
-  MATRIX_MODULUS,
-  TEST_SUM_WIDTH,
+  randomMatrices,
+  randomTask,
   type TestCombinerName,
   testCombinerNames,
   testCombiners,
@@ -121,10 +120,6 @@ function scrambled(p: number): number[] {
 const concatTask = (member: number, task: number, keys: number) =>
   Array.from({ length: keys }, (_, k) => `m${member}t${task}k${k};`)
 
-function randomMatrices(rng: Rng, keys: number): Float64Array {
-  return Float64Array.from({ length: 4 * keys }, () => rng.int(MATRIX_MODULUS))
-}
-
 describe('non-commutative combiners come out in group order through every aggregation', () => {
   for (const mode of aggregationModes) {
     it(`${mode}: string concatenation and 2 × 2 matrix products over 1, 2, 3 and 5 members`, async () => {
@@ -161,27 +156,6 @@ describe('non-commutative combiners come out in group order through every aggreg
     })
   }
 })
-
-function randomSums(rng: Rng, keys: number): Partials {
-  const d = TEST_SUM_WIDTH
-  const p = testCombiners['cluster-sums'].zero(keys)
-  // Integer values add exactly in any order; untouched keys make sparse blocks worth sending.
-  for (let k = 0; k < keys; k++) {
-    if (rng.next() < 0.6) continue
-    p.counts[k] = 1 + rng.int(9)
-    for (let t = 0; t < d; t++) p.sums[k * d + t] = rng.int(2001) - 1000
-  }
-  return p
-}
-
-function randomTask(name: TestCombinerName, rng: Rng, keys: number, member: number, task: number): unknown {
-  if (name === 'concat')
-    return Array.from({ length: keys }, (_, k) =>
-      rng.next() < 0.3 ? '' : `${member}.${task}.${k}${'é'.repeat(rng.int(3))}|`,
-    )
-  if (name === 'matrix-product') return randomMatrices(rng, keys)
-  return randomSums(rng, keys)
-}
 
 describe('every mode equals the sequential fold on random inputs', () => {
   it('120 seeded cases: combiner, mode, group, root, keys (also fewer than members) and tasks per member (also none)', async () => {

@@ -1,4 +1,5 @@
 import { CodebookError } from '../../../errors.ts'
+import type { Rng } from '../../../random/rng.ts'
 import { clusterSumsCombiner } from '../cluster-sums-combiner.ts'
 import type { Combiner } from '../combiner.ts'
 import type { Partials } from '../partials.ts'
@@ -143,4 +144,37 @@ export function foldInOrder<P>(combiner: Combiner<P>, keys: number, tasks: reado
   const acc = combiner.zero(keys)
   for (const t of tasks) combiner.combine(acc, t)
   return acc
+}
+
+/** Random 2 × 2 matrices mod {@link MATRIX_MODULUS}, one per key. */
+export function randomMatrices(rng: Rng, keys: number): Float64Array {
+  return Float64Array.from({ length: 4 * keys }, () => rng.int(MATRIX_MODULUS))
+}
+
+function randomSums(rng: Rng, keys: number): Partials {
+  const d = TEST_SUM_WIDTH
+  const p = testCombiners['cluster-sums'].zero(keys)
+  // Integer values add exactly in any order; untouched keys make sparse blocks worth sending.
+  for (let k = 0; k < keys; k++) {
+    if (rng.next() < 0.6) continue
+    p.counts[k] = 1 + rng.int(9)
+    for (let t = 0; t < d; t++) p.sums[k * d + t] = rng.int(2001) - 1000
+  }
+  return p
+}
+
+/** A random map-task partial of a test combiner (integer sums: exact in any order). */
+export function randomTask(
+  name: TestCombinerName,
+  rng: Rng,
+  keys: number,
+  member: number,
+  task: number,
+): unknown {
+  if (name === 'concat')
+    return Array.from({ length: keys }, (_, k) =>
+      rng.next() < 0.3 ? '' : `${member}.${task}.${k}${'é'.repeat(rng.int(3))}|`,
+    )
+  if (name === 'matrix-product') return randomMatrices(rng, keys)
+  return randomSums(rng, keys)
 }

@@ -1,11 +1,13 @@
 /**
- * A worker process for the regroup tests: the shipped applications plus `regroup-check`
+ * A worker process for the regroup and reduction tests: the shipped applications plus
+ * `regroup-check` and `reduce-check`
  * (`spawnWorkerEntry(new URL('./test-support/worker-entry.ts', import.meta.url))`).
  */
 
 import { workerApplications } from '../../../applications.ts'
 import { parseHostPort } from '../../../framework/spawn.ts'
 import { runWorker } from '../../../framework/worker.ts'
+import { reductionCheckApplication } from '../../reduce/test-support.ts'
 import { regroupCheckApplication } from './combiner-app.ts'
 
 const arg = (name: string) => {
@@ -15,7 +17,7 @@ const arg = (name: string) => {
 
 await runWorker({
   join: parseHostPort(arg('--join') ?? ''),
-  applications: [...workerApplications, regroupCheckApplication],
+  applications: [...workerApplications, regroupCheckApplication, reductionCheckApplication],
   token: arg('--token'),
   now: () => performance.now(),
 })
