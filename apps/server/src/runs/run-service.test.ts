@@ -131,11 +131,19 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       workers: 2,
       kernel: 'reference',
       tol: 0,
+      // A tree reduction for the reduce/combine stage (the other runs here take the default regroup).
+      reduction: 'tree-dyn',
     })
     expect(res.status).toBe(201)
     const queued = Run.parse(await res.json())
     expect(queued).toMatchObject({ status: 'queued', iteration: 0, inertia: null })
-    expect(queued.params).toMatchObject({ seed: 1, slots: 1, broadcast: 'chain', algorithm: 'lloyd' })
+    expect(queued.params).toMatchObject({
+      seed: 1,
+      slots: 1,
+      broadcast: 'chain',
+      algorithm: 'lloyd',
+      reduction: 'tree-dyn',
+    })
 
     const done = await server.app.runs.settled(queued.id)
     expect(done.status).toBe('succeeded')
@@ -178,6 +186,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     for (const [i, r] of reports.entries()) {
       expect(r.inertia).toBeCloseTo(ref.inertia[i]!, 6)
       expect(r.reassigned).toBe(ref.reassigned[i])
+      expect(r.reduction).toBe('tree-dyn')
     }
 
     const after = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=2`))
@@ -362,6 +371,7 @@ describe('runs across a restart', () => {
         broadcast: 'chain',
         chainOrder: 'topology',
         aggregation: 'three-stage',
+        reduction: 'regroup',
         algorithm: 'lloyd',
         kernel: 'reference',
         seed: 1,

@@ -335,7 +335,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     await say(
       run.id,
       'info',
-      `${p.workers} worker process${p.workers === 1 ? '' : 'es'} started (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, aggregation ${p.aggregation}, ${p.algorithm}, kernel ${p.kernel}).`,
+      `${p.workers} worker process${p.workers === 1 ? '' : 'es'} started (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, ${p.reduction === 'regroup' ? `aggregation ${p.aggregation}` : `reduction ${p.reduction}`}, ${p.algorithm}, kernel ${p.kernel}).`,
     )
     const stopLostLog = pool.onWorkerLost((rank) => {
       if (!signal.aborted)
@@ -399,6 +399,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         broadcast: p.broadcast,
         chainOrder: p.chainOrder,
         aggregation: p.aggregation,
+        reduction: p.reduction,
         // Empty-cluster splits draw from createRng(seed + iteration): shifting the seed by the offset
         // makes a resumed run draw exactly what the undisturbed run would have.
         seed: p.seed + offset,

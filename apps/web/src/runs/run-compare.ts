@@ -18,9 +18,11 @@ export function compareHref(ids: readonly string[]): string {
   return `/runs/compare?ids=${ids.map(encodeURIComponent).join(',')}`
 }
 
-/** Legend label of a run: short id, k, broadcast and aggregation. */
+/** Legend label of a run: short id, k, broadcast and aggregation (or its tree reduction). */
 export function compareLabel(run: Run): string {
-  return `${run.id.slice(0, 8)} · k=${run.params.k} · ${run.params.broadcast}/${run.params.aggregation}`
+  const p = run.params
+  const reduce = p.reduction === 'regroup' || p.reduction === undefined ? p.aggregation : p.reduction
+  return `${run.id.slice(0, 8)} · k=${p.k} · ${p.broadcast}/${reduce}`
 }
 
 /**

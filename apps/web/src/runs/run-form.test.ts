@@ -31,6 +31,7 @@ describe('validateRunForm', () => {
         broadcast: 'chain',
         chainOrder: 'topology',
         aggregation: 'three-stage',
+        reduction: 'regroup',
         algorithm: 'lloyd',
         init: 'kmeans++',
         kernel: runDefaults.kernel,

@@ -9,6 +9,7 @@ import {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runReductions,
   type ServerLimits,
 } from '@codebook/shared'
 
@@ -24,6 +25,7 @@ export interface RunFormValues {
   broadcast: (typeof runBroadcasts)[number]
   chainOrder: (typeof runChainOrders)[number]
   aggregation: (typeof runAggregations)[number]
+  reduction: (typeof runReductions)[number]
   algorithm: (typeof runAlgorithms)[number]
   init: (typeof initMethods)[number]
   kernel: string
@@ -38,6 +40,7 @@ export const runFormChoices = {
   broadcast: runBroadcasts,
   chainOrder: runChainOrders,
   aggregation: runAggregations,
+  reduction: runReductions,
   algorithm: runAlgorithms,
   init: initMethods,
 } as const
@@ -54,6 +57,7 @@ export const defaultRunForm: RunFormValues = {
   broadcast: runDefaults.broadcast,
   chainOrder: runDefaults.chainOrder,
   aggregation: runDefaults.aggregation,
+  reduction: runDefaults.reduction,
   algorithm: runDefaults.algorithm,
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
@@ -152,6 +156,7 @@ export function validateRunForm(
     broadcast: values.broadcast,
     chainOrder: values.chainOrder,
     aggregation: values.aggregation,
+    reduction: values.reduction,
     algorithm: values.algorithm,
     init: values.init,
     kernel: values.kernel,

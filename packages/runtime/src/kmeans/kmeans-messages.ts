@@ -1,4 +1,4 @@
-import { initMethods } from '@codebook/shared'
+import { initMethods, runReductions } from '@codebook/shared'
 import { z } from 'zod'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
@@ -53,6 +53,12 @@ export const IterateRequest = z.object({
     ackWindowMs: z.number().positive().optional(),
   }),
   aggregation: z.enum(aggregationModes),
+  /**
+   * How the reduce/combine stage reduces (default `regroup`: by key block with `aggregation`,
+   * then a gather at the root); a tree reduction merges each worker's tasks, then reduces whole
+   * sums to the root (`collectives/reduce/`).
+   */
+  reduction: z.enum(runReductions).optional(),
   /** Map tasks per group member. */
   taskCounts: z.array(count),
   timeoutMs: z.number().positive().optional(),

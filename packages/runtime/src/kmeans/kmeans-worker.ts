@@ -3,6 +3,7 @@ import type { StageName } from '@codebook/shared'
 import { broadcast } from '../collectives/broadcast/index.ts'
 import type { Group } from '../collectives/group.ts'
 import { blockBounds } from '../collectives/group.ts'
+import { reduceToRoot } from '../collectives/reduce/reduce.ts'
 import { clusterSumsCombiner } from '../collectives/regroup/cluster-sums-combiner.ts'
 import type { Partials } from '../collectives/regroup/partials.ts'
 import { combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
@@ -50,6 +51,61 @@ function createAccelState(
   return algorithm === 'hamerly'
     ? createHamerlyState(points, n, d, { dense })
     : createYinyangState(points, n, d, { dense })
+}
+
+/** The shuffle, reduce and combine stages of an iteration at one worker. */
+interface ReducedSums {
+  /** The cluster sums over every worker's points, at the root; null elsewhere. */
+  full: Partials | null
+  shuffleMs: number
+  reduceMs: number
+  combineMs: number
+  sparseMessages: number
+  denseMessages: number
+}
+
+/**
+ * Reduces the map tasks' sums of every worker to the root: by key block (`regroup`, with the
+ * request's aggregation) then a gather, or — with a tree reduction — a merge of this worker's
+ * tasks (counted as its shuffle) and a reduction of whole sums along the tree (its reduce; moving
+ * the result to the root, when the tree ends elsewhere, is its combine).
+ */
+async function reduceSums(
+  g: (op: number) => Group,
+  req: IterateRequest,
+  partials: readonly Partials[],
+  now: () => number,
+): Promise<ReducedSums> {
+  const combiner = clusterSumsCombiner(req.d)
+  const reduction = req.reduction ?? 'regroup'
+  if (reduction !== 'regroup') {
+    const t = now()
+    const local = combiner.zero(req.k)
+    for (const p of partials) combiner.combine(local, p)
+    const shuffleMs = now() - t
+    const r = await reduceToRoot(
+      g(req.ops.reduce),
+      { reduce: req.ops.reduce, combine: req.ops.combine },
+      req.root,
+      { combiner, value: local, keys: req.k },
+      reduction,
+      now,
+    )
+    return { full: r.result, shuffleMs, ...r }
+  }
+  const r = await regroup(
+    g(req.ops.shuffle),
+    { shuffle: req.ops.shuffle, reduce: req.ops.reduce },
+    partials,
+    req.taskCounts,
+    req.aggregation,
+    combiner,
+    req.k,
+    now,
+  )
+  const t = now()
+  const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation, combiner)
+  return { ...r, full, combineMs: now() - t }
 }
 
 /**
@@ -169,23 +225,11 @@ export class KmeansWorkerState {
     }
     ms.map = this.now() - t
 
-    const combiner = clusterSumsCombiner(d)
-    const r = await regroup(
-      g(req.ops.shuffle),
-      { shuffle: req.ops.shuffle, reduce: req.ops.reduce },
-      partials,
-      req.taskCounts,
-      req.aggregation,
-      combiner,
-      k,
-      this.now,
-    )
-    ms.shuffle = r.shuffleMs
-    ms.reduce = r.reduceMs
-
-    t = this.now()
-    const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation, combiner)
-    ms.combine = this.now() - t
+    const reduced = await reduceSums(g, req, partials, this.now)
+    ms.shuffle = reduced.shuffleMs
+    ms.reduce = reduced.reduceMs
+    ms.combine = reduced.combineMs
+    const full = reduced.full
 
     const opOf: Record<StageName, number | null> = {
       broadcast: req.ops.broadcast,
@@ -205,8 +249,8 @@ export class KmeansWorkerState {
       stages,
       inertia,
       reassigned,
-      sparseMessages: r.sparseMessages,
-      denseMessages: r.denseMessages,
+      sparseMessages: reduced.sparseMessages,
+      denseMessages: reduced.denseMessages,
       skipped: bc.skipped,
       distancesEvaluated,
       // maxRSS is in kibibytes.

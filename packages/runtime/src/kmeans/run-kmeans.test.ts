@@ -2,6 +2,7 @@ import { IterationReport } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
+import { treeReductions } from '../collectives/reduce/reduce.ts'
 import { createPartials, encodedBytes } from '../collectives/regroup/partials.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
 import { spawnLocalWorker } from '../framework/spawn.ts'
@@ -100,6 +101,26 @@ describe('K-means on the runtime', () => {
           const received = r.workers.reduce((s, w) => s + w.stages.broadcast.bytesReceived, 0)
           expect(received).toBe((P - 1) * K * D * 4)
         }
+      }
+    }
+  })
+
+  it('equals the single-process reference Lloyd with every tree reduction of the reduce/combine stage', async () => {
+    for (const reduction of treeReductions) {
+      const reports: IterationReport[] = []
+      const run = await runKmeans(pool, options({ reduction, onIteration: (r) => reports.push(r) }))
+      expect(run.iterations, reduction).toBe(reference.iterations)
+      expectClose(run.centroids, reference.centroids, 1e-4)
+      expect(reports.map((r) => r.reassigned)).toEqual(reference.reassigned)
+      for (const r of reports) {
+        IterationReport.parse(r)
+        expect(r.reduction).toBe(reduction)
+        // Each worker merges its own tasks and the tree moves whole sums: p − 1 values of k sums
+        // and counts (sparse or dense), none by key block.
+        expect(r.stages.shuffle.bytes, reduction).toBe(0)
+        expect(r.stages.reduce.bytes, reduction).toBeGreaterThan(0)
+        expect(r.encoding.sparseMessages + r.encoding.denseMessages, reduction).toBeGreaterThanOrEqual(P - 1)
+        expect(r.stages.reduce.ms).toBeGreaterThan(0)
       }
     }
   })

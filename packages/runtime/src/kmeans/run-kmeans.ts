@@ -2,6 +2,7 @@ import type { IterationReport, StageName, WorkerIterationReport } from '@codeboo
 import { stageNames } from '@codebook/shared'
 import type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
+import type { ReductionChoice } from '../collectives/reduce/reduce.ts'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
 import { asFloat64, bytesOf } from '../framework/control-channel.ts'
@@ -53,6 +54,11 @@ export interface KmeansRunOptions {
   broadcast: BroadcastAlgorithm
   chainOrder: ChainOrderKind
   aggregation: AggregationMode
+  /**
+   * How the reduce/combine stage reduces (default `regroup`: by key block with `aggregation`,
+   * then a gather); a tree reduction reports its time as the reduce stage (`collectives/reduce/`).
+   */
+  reduction?: ReductionChoice
   /** Seeds the random chain order and empty-cluster splits. */
   seed: number
   /** Kernel name from kmeans/kernel-registry.ts. */
@@ -194,6 +200,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
             ackWindowMs: opts.ackWindowMs ?? 60_000,
           },
           aggregation: opts.aggregation,
+          reduction: opts.reduction ?? 'regroup',
           taskCounts: ranks.map(() => slots),
           timeoutMs: opts.timeoutMs,
           encoding,
@@ -253,6 +260,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       const report = buildReport(iteration, done.results, pool.racks, update.emptyClustersSplit, restarts)
       report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
       report.broadcastBytesSaved = broadcastBytesSaved
+      report.reduction = opts.reduction ?? 'regroup'
       reports.push(report)
       iterationMs.push(opts.now() - started)
       opts.onIteration?.(report, update.centroids)

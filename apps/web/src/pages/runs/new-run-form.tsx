@@ -26,6 +26,7 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   broadcast: 'Broadcast',
   chainOrder: 'Chain order',
   aggregation: 'Aggregation',
+  reduction: 'Reduction',
   algorithm: 'Algorithm',
   init: 'Init',
 }

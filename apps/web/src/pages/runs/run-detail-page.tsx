@@ -231,6 +231,7 @@ function Params(props: { run: Run }) {
     ['broadcast', p.broadcast],
     ['chain order', p.chainOrder],
     ['aggregation', p.aggregation],
+    ['reduction', p.reduction],
     ['algorithm', p.algorithm],
     ['kernel', p.kernel],
     ['seed', p.seed],

@@ -52,6 +52,7 @@ describe('codebook kmeans', () => {
       broadcast: runDefaults.broadcast,
       chainOrder: runDefaults.chainOrder,
       aggregation: runDefaults.aggregation,
+      reduction: runDefaults.reduction,
       algorithm: runDefaults.algorithm,
       kernel: 'onnx',
       seed: runDefaults.seed,
@@ -164,7 +165,7 @@ describe('codebook kmeans', () => {
       )
   })
 
-  it('--init random|kmeans-parallel seed the init; --algorithm and --encoding reach the report', async () => {
+  it('--init random|kmeans-parallel seed the init; --algorithm, --encoding and --reduction reach the report', async () => {
     // Through argv: random init (k distinct rows, seeded), hamerly map tasks, float16 broadcast.
     const io = collect()
     const argv = ['kmeans', '--data', join(dir, 'x.npy'), '--k', String(k), '--init', 'random', '--seed', '5']
@@ -173,6 +174,8 @@ describe('codebook kmeans', () => {
       'hamerly',
       '--encoding',
       'float16',
+      '--reduction',
+      'noncommut-tree-dyn',
       '--iterations',
       '3',
       '--tol',
@@ -186,6 +189,7 @@ describe('codebook kmeans', () => {
       .filter((l) => l.startsWith('{"iteration"'))
       .map((l) => IterationReport.parse(JSON.parse(l)))
     expect(reports).toHaveLength(3)
+    for (const r of reports) expect(r.reduction).toBe('noncommut-tree-dyn')
     const randomRows = randomInit(points, n, d, k, createRng(5)).centroids
     const decoded = decodeCentroids(encodeCentroids(randomRows, k, d, 'float16'), k, d, 'float16')
     const sse = assignReference(points, decoded, d).distancesSq.reduce((s, v) => s + v, 0)
@@ -224,6 +228,20 @@ describe('codebook kmeans', () => {
       expect(Math.abs(res.centroids[i]! - reference.centroids[i]!)).toBeLessThan(
         1e-4 * Math.max(1, Math.abs(reference.centroids[i]!)),
       )
+  })
+
+  it('an unknown --reduction is bad input (exit 2) naming the choices', async () => {
+    const io = collect()
+    const argv = ['kmeans', '--data', join(dir, 'x.npy'), '--k', '3', '--reduction', 'ring']
+    const err: string[] = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
+    try {
+      expect(await mainWith(argv, io)).toBe(2)
+    } finally {
+      process.stderr.write = write
+    }
+    expect(err.join('')).toContain('tree-dyn')
   })
 
   it('rejects a topology with fewer nodes than workers, with a coded error', async () => {

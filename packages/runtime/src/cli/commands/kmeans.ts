@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { type IterationReport, runDefaults } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
+import { type ReductionChoice, reductionChoices } from '../../collectives/reduce/reduce.ts'
 import {
   type AggregationMode,
   aggregationModes,
@@ -35,6 +36,8 @@ export interface KmeansCommandOptions {
   broadcast: BroadcastAlgorithm
   chainOrder: ChainOrderKind
   aggregation: AggregationMode
+  /** Reduction of the reduce/combine stage (default `regroup`, by key block with `aggregation`). */
+  reduction?: ReductionChoice
   topology?: string
   /** Initial centroids: a k × d .npy file, or an init method of {@link INIT_METHODS} (default kmeans++). */
   init?: string
@@ -77,7 +80,7 @@ function humanLine(r: IterationReport): string {
   const stages = Object.entries(r.stages)
     .map(
       ([s, v]) =>
-        `${s} ${v.ms.toFixed(1)} ms/${v.bytes} B${v.crossRackBytes ? ` (${v.crossRackBytes} cross-rack)` : ''}`,
+        `${s}${s === 'reduce' && r.reduction && r.reduction !== 'regroup' ? ` (${r.reduction})` : ''} ${v.ms.toFixed(1)} ms/${v.bytes} B${v.crossRackBytes ? ` (${v.crossRackBytes} cross-rack)` : ''}`,
     )
     .join(', ')
   const extra = [
@@ -127,6 +130,7 @@ export async function runKmeansCommand(
       broadcast: o.broadcast,
       chainOrder: o.chainOrder,
       aggregation: o.aggregation,
+      reduction: o.reduction,
       seed: o.seed,
       kernel: o.kernel,
       algorithm: o.algorithm,
@@ -190,6 +194,14 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       )
         .argParser(parseAggregation)
         .default(runDefaults.aggregation),
+    )
+    .addOption(
+      new Option(
+        '--reduction <name>',
+        'reduce/combine stage: regroup (by key block with --aggregation, then a gather at worker 0), or whole sums along a tree after each worker merges its tasks: binomial, fibonacci (Fibonacci-stat), tree-dyn (whoever is ready pairs with the one waiting), noncommut-tree-dyn (adjacent ranks only)',
+      )
+        .choices(reductionChoices)
+        .default(runDefaults.reduction),
     )
     .option(
       '--topology <file>',
