@@ -6,6 +6,26 @@ export type { BroadcastAlgorithm, BroadcastOptions, BroadcastResult } from './co
 export { broadcast, broadcastAlgorithms } from './collectives/broadcast/index.ts'
 export { gather } from './collectives/gather.ts'
 export type { Group } from './collectives/group.ts'
+export type { ReductionBenchOptions, ReductionBenchRow } from './collectives/reduce/bench-reduction.ts'
+export { benchReduction, reductionBenchApplication } from './collectives/reduce/bench-reduction.ts'
+export { dynamicReduce } from './collectives/reduce/dynamic-reduce.ts'
+export type { Pairing, Transfer } from './collectives/reduce/pairing.ts'
+export { nonCommutTreeDynPairing, treeDynPairing } from './collectives/reduce/pairing.ts'
+export type {
+  ReduceOps,
+  ReduceToRootResult,
+  ReductionChoice,
+  TreeReduction,
+} from './collectives/reduce/reduce.ts'
+export {
+  parseReduction,
+  reduceToRoot,
+  reductionChoices,
+  treeReductions,
+} from './collectives/reduce/reduce.ts'
+export { reductionApplication } from './collectives/reduce/reduce-app.ts'
+export type { MemberReduction, ReduceHooks, ReduceInput } from './collectives/reduce/reduce-types.ts'
+export { staticReduce } from './collectives/reduce/static-reduce.ts'
 export { clusterSumsCombiner } from './collectives/regroup/cluster-sums-combiner.ts'
 export type { Combiner, EncodedBlock } from './collectives/regroup/combiner.ts'
 export type { Partials } from './collectives/regroup/partials.ts'

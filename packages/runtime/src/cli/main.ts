@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { CodebookError } from '../errors.ts'
 import { registerBenchCollective } from './commands/bench-collective.ts'
 import { registerBenchKmeans } from './commands/bench-kmeans.ts'
+import { registerBenchReduction } from './commands/bench-reduction.ts'
 import { registerColumnStats } from './commands/column-stats.ts'
 import { registerConvert } from './commands/convert.ts'
 import { registerEvaluate } from './commands/evaluate.ts'
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerWorker(program)
   registerBenchCollective(program)
   registerBenchKmeans(program)
+  registerBenchReduction(program)
   registerTopology(program)
   registerSimulate(program)
   registerStudy(program)

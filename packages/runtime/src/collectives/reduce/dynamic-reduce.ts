@@ -79,7 +79,6 @@ async function participate<P>(
     const order = await announce(seq)
     if (order.kind === ORDER_DONE) return { value, holder: order.peer, messages }
     if (order.kind === ORDER_SEND) {
-      await hooks.beforeSend?.(order.peer)
       const enc = combiner.encode(value, 0, keys)
       if (enc.sparse) messages.sparse++
       else messages.dense++
@@ -87,7 +86,7 @@ async function participate<P>(
       return { value: null, holder: null, messages }
     }
     const bytes = await recvFrom(g, order.peer, VALUE)
-    await hooks.beforeCombine?.()
+    await hooks.beforeCombine?.(order.peer)
     combiner.combineBlock(value, bytes, order.kind === ORDER_RECEIVE_RIGHT ? 'right' : 'left')
   }
 }

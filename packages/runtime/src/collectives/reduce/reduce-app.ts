@@ -22,8 +22,8 @@ function reduceMessage(combinerNames: readonly [string, ...string[]]) {
     ops: z.object({ sync: count, reduce: count, combine: count }),
     keys: count.max(10_000_000),
     /**
-     * Injected delays (the paper's heterogeneous platform): `computeMs[i]` before each ⊕ at
-     * member i, `linkMs[i][j]` before member i sends to member j.
+     * Injected delays (the paper's heterogeneous platform): a value member j receives from
+     * member i waits `linkMs[i][j]` (the transfer) + `computeMs[j]` (the ⊕) before it is combined.
      */
     delays: z.object({ computeMs: z.array(delayMs), linkMs: z.array(z.array(delayMs)) }).optional(),
     timeoutMs: z.number().positive().optional(),
@@ -64,8 +64,8 @@ export function reductionApplication(
       const me = m.ranks.indexOf(ctx.plane.rank)
       const hooks: ReduceHooks = m.delays
         ? {
-            beforeCombine: () => sleep(m.delays!.computeMs[me] ?? 0),
-            beforeSend: (to) => sleep(m.delays!.linkMs[me]?.[to] ?? 0),
+            beforeCombine: (from) =>
+              sleep((m.delays!.linkMs[from]?.[me] ?? 0) + (m.delays!.computeMs[me] ?? 0)),
           }
         : {}
       await barrier(g(m.ops.sync))

@@ -8,12 +8,13 @@ export interface ReduceInput<P> {
 }
 
 /**
- * Delays a benchmark injects (`codebook bench reduction`): awaited before each ⊕ at this member
- * and before it sends its value to group member `to`. Absent in production.
+ * Delays a benchmark injects (`codebook bench reduction`), absent in production: awaited after
+ * the value from group member `from` arrived and before it is combined, standing for that
+ * transfer's and that ⊕'s costs. Paid by the receiver, so transfers to one member queue as in
+ * the paper's model (one receive at a time; a transfer starts once both ends are free).
  */
 export interface ReduceHooks {
-  beforeCombine?(): Promise<void>
-  beforeSend?(to: number): Promise<void>
+  beforeCombine?(from: number): Promise<void>
 }
 
 /** A member's outcome of the tree: the reduced value at the member holding it, else null. */

@@ -41,12 +41,11 @@ export async function staticReduce<P>(
   // In the plan's order: a value that arrives early waits in the data plane's inbox.
   for (const c of mine.receiveFrom) {
     const bytes = await recvFrom(g, c, VALUE)
-    await hooks.beforeCombine?.()
+    await hooks.beforeCombine?.(c)
     combiner.combineBlock(value, bytes, 'right')
   }
   // The plans' root is rank 0, and every member knows the plan, so every member knows where it ends.
   if (mine.sendTo === null) return { value, holder: me, messages }
-  await hooks.beforeSend?.(mine.sendTo)
   const enc = combiner.encode(value, 0, keys)
   if (enc.sparse) messages.sparse++
   else messages.dense++
