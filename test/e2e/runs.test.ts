@@ -42,7 +42,7 @@ interface RunRecord {
   status: string
   iteration: number
   vocabularyId?: string | null
-  params: { k: number; maxIterations: number }
+  params: { k: number; maxIterations: number; reduction?: string }
 }
 
 describe('Runs pages (Chromium)', () => {
@@ -105,6 +105,8 @@ describe('Runs pages (Chromium)', () => {
     await page.getByLabel('Max iterations').fill('30')
     await page.getByLabel('Workers').fill('2')
     await page.getByLabel('tol').fill('0')
+    // The reduce/combine stage along the Fibonacci-stat tree instead of the default regroup.
+    await page.getByLabel('Reduction').selectOption('fibonacci')
     await browser.screenshot('runs-01-form')
 
     // From now on (the run page is a client-side navigation: same document), record every bar
@@ -148,7 +150,7 @@ describe('Runs pages (Chromium)', () => {
 
     // Export .npy through the link; the download equals the API's export, k × d float32.
     const record = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as RunRecord
-    expect(record).toMatchObject({ status: 'succeeded', iteration: 30 })
+    expect(record).toMatchObject({ status: 'succeeded', iteration: 30, params: { reduction: 'fibonacci' } })
     const vocabularyId = record.vocabularyId!
     const [download] = await Promise.all([
       page.waitForEvent('download'),
