@@ -35,13 +35,13 @@ export async function runBenchReduction(
     const rows = await benchReduction(pool, { ...o, onRun: progress })
     if (!o.json)
       io.stdout.write(
-        `${'algorithm'.padEnd(20)}${'workers'.padStart(8)}${'bytes'.padStart(12)}${'cv'.padStart(7)}${'measured ms'.padStart(13)}${'study ms'.padStart(10)}${'ratio'.padStart(8)}\n`,
+        `${'algorithm'.padEnd(20)}${'workers'.padStart(8)}${'bytes'.padStart(12)}${'cv'.padStart(7)}${'tree ms'.padStart(10)}${'to root ms'.padStart(12)}${'study ms'.padStart(10)}${'ratio'.padStart(8)}\n`,
       )
     for (const r of rows)
       io.stdout.write(
         o.json
           ? `${JSON.stringify(r)}\n`
-          : `${r.algorithm.padEnd(20)}${String(r.workers).padStart(8)}${String(r.bytes).padStart(12)}${String(r.jitterCv).padStart(7)}${r.measuredMs.toFixed(1).padStart(13)}${r.predictedMs.toFixed(1).padStart(10)}${(r.measuredMs / r.predictedMs).toFixed(2).padStart(8)}\n`,
+          : `${r.algorithm.padEnd(20)}${String(r.workers).padStart(8)}${String(r.bytes).padStart(12)}${String(r.jitterCv).padStart(7)}${r.measuredMs.toFixed(1).padStart(10)}${r.toRootMs.toFixed(1).padStart(12)}${r.predictedMs.toFixed(1).padStart(10)}${(r.predictedMs > 0 ? (r.measuredMs / r.predictedMs).toFixed(2) : '–').padStart(8)}\n`,
       )
     return rows
   } finally {
@@ -78,7 +78,10 @@ export function registerBenchReduction(program: Command, io: CommandIo = process
     .option('--algorithms <list>', 'reductions, comma-separated', listOf('--algorithms', treeReductions), [
       ...treeReductions,
     ])
-    .option('--json', 'one JSON object per algorithm (with every instance)')
+    .option(
+      '--json',
+      'one JSON object per algorithm (with every instance); tree ms = barrier to the last ⊕, to root ms = moving the result to worker 0 after it',
+    )
     .action(async (o: BenchReductionOptions) => {
       await runBenchReduction(o, io)
     })
