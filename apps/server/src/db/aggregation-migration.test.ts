@@ -8,19 +8,29 @@ import { openDatabase } from './db-plugin.ts'
 // Migration 0003 renames stored aggregations to the Map-Collective paper's names: old 'local'
 // (local merge → all-to-all → gather) is 'three-stage', old 'three-stage' (ring) is 'ring'.
 const migration = readFileSync(new URL('../../drizzle/0003_aggregation_names.sql', import.meta.url), 'utf8')
+// Migration 0004 gives runs stored before issue 20 the reduction they ran: `regroup`.
+const reductionMigration = readFileSync(
+  new URL('../../drizzle/0004_run_reduction.sql', import.meta.url),
+  'utf8',
+)
 
-describe.each(testDrivers())('aggregation names in stored runs on $name', (driver) => {
+describe.each(testDrivers())('aggregation names and reductions in stored runs on $name', (driver) => {
   const cleanups: Array<() => Promise<void>> = []
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c()
   })
-
-  it('swaps old local and three-stage in one step and leaves the other modes and fields', async () => {
+  /** An empty, migrated database, dropped after the test; rows go in as an old server wrote them. */
+  const freshDatabase = async () => {
     const home = await makeTempHome()
     const created = await driver.create()
     cleanups.push(home.remove, created.drop)
     const { db, close } = await openDatabase({ databaseUrl: created.databaseUrl, pgliteDir: home.home })
     cleanups.push(close)
+    return db
+  }
+
+  it('swaps old local and three-stage in one step and leaves the other modes and fields', async () => {
+    const db = await freshDatabase()
     const old = { local: 'local', ring: 'three-stage', direct: 'direct', allreduce: 'allreduce' }
     for (const [id, aggregation] of Object.entries(old))
       await db.execute(
@@ -42,6 +52,26 @@ describe.each(testDrivers())('aggregation names in stored runs on $name', (drive
       allreduce: { aggregation: 'allreduce', k: 2 },
     }
     expect(await stored()).toEqual(expected)
+  })
+
+  it('gives runs stored without a reduction the regroup they ran, and leaves chosen ones', async () => {
+    const db = await freshDatabase()
+    const rows = {
+      old: { aggregation: 'ring', k: 2 },
+      chosen: { aggregation: 'ring', k: 2, reduction: 'tree-dyn' },
+    }
+    for (const [id, params] of Object.entries(rows))
+      await db.execute(
+        sql`INSERT INTO runs (id, dataset_id, status, params) VALUES (${id}, 'ds', 'succeeded', ${JSON.stringify(params)}::jsonb)`,
+      )
+    await db.execute(sql.raw(reductionMigration))
+    const r = (await db.execute(sql`SELECT id, params FROM runs ORDER BY id`)) as unknown as {
+      rows: { id: string; params: Record<string, unknown> }[]
+    }
+    expect(Object.fromEntries(r.rows.map((row) => [row.id, row.params]))).toEqual({
+      chosen: { aggregation: 'ring', k: 2, reduction: 'tree-dyn' },
+      old: { aggregation: 'ring', k: 2, reduction: 'regroup' },
+    })
   })
 
   it('reads the old name local as three-stage in a new request', () => {

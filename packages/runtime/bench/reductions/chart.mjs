@@ -23,6 +23,7 @@ const barWidth = (groupWidth - 24) / algorithms.length
 const first = rows[0]
 const parts = [
   `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+  '<title>Reductions on real workers: measured time against the study</title>',
   `<rect width="${W}" height="${H}" fill="white"/>`,
   `<text x="${left}" y="16" font-size="14">Reductions on ${first.workers} real workers, ${first.bytes / 1024} KiB values, gamma delays (mean link ${first.linkMs} ms, ⊕ ${first.computeMs} ms)</text>`,
   `<text x="${left}" y="32">bars: measured tree time; black ticks: the study's makespan for the same draws</text>`,
@@ -34,7 +35,9 @@ for (let t = 0; t <= 4; t++) {
     `<text x="${left - 6}" y="${y(ms) + 4}" text-anchor="end">${ms.toFixed(0)}</text>`,
   )
 }
-parts.push(`<text x="14" y="${(top + bottom) / 2}" transform="rotate(-90 14 ${(top + bottom) / 2})" text-anchor="middle">ms (mean of ${first.runs} instances)</text>`)
+parts.push(
+  `<text x="14" y="${(top + bottom) / 2}" transform="rotate(-90 14 ${(top + bottom) / 2})" text-anchor="middle">ms (mean of ${first.runs} instances)</text>`,
+)
 cvs.forEach((cv, g) => {
   const x0 = left + 12 + g * groupWidth
   algorithms.forEach((algorithm, a) => {
@@ -46,7 +49,9 @@ cvs.forEach((cv, g) => {
       `<line x1="${x - 1}" x2="${x + barWidth - 1}" y1="${y(r.predictedMs)}" y2="${y(r.predictedMs)}" stroke="black" stroke-width="2"/>`,
     )
   })
-  parts.push(`<text x="${x0 + (groupWidth - 24) / 2}" y="${bottom + 18}" text-anchor="middle">CV ${cv}</text>`)
+  parts.push(
+    `<text x="${x0 + (groupWidth - 24) / 2}" y="${bottom + 18}" text-anchor="middle">CV ${cv}</text>`,
+  )
 })
 algorithms.forEach((algorithm, a) => {
   const x = left + a * 160
