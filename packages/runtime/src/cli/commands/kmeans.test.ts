@@ -176,13 +176,23 @@ describe('codebook kmeans', () => {
       'float16',
       '--reduction',
       'noncommut-tree-dyn',
+      '--aggregation',
+      'ring',
       '--iterations',
       '3',
       '--tol',
       '0',
       '--json',
     ]
-    expect(await mainWith([...argv, ...extra], io)).toBe(0)
+    const err: string[] = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
+    try {
+      expect(await mainWith([...argv, ...extra], io)).toBe(0)
+    } finally {
+      process.stderr.write = write
+    }
+    expect(err.join('')).toContain('--aggregation ring is not used with --reduction noncommut-tree-dyn')
     const reports = io.out
       .join('')
       .split('\n')
