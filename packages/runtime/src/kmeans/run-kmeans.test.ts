@@ -306,26 +306,34 @@ describe('empty clusters and sparse intermediate data', () => {
 })
 
 describe('fault tolerance', () => {
-  it('a worker killed mid-run (SIGKILL) is replaced and the run ends with the undisturbed centroids', async () => {
-    const undisturbed = await runKmeans(pool, options({ maxIterations: 6 }))
-    const victim = pool.child(1)!
-    const reports: IterationReport[] = []
-    const run = await runKmeans(
-      pool,
-      options({
-        maxIterations: 6,
-        onIteration: (r) => {
-          reports.push(r)
-          // Killed while the driver is already sending the next iteration.
-          if (r.iteration === 2) victim.kill('SIGKILL')
-        },
-      }),
-    )
-    expect(victim.signalCode).toBe('SIGKILL')
-    expect(pool.child(1)).not.toBe(victim)
-    expect(reports.reduce((s, r) => s + r.restarts, 0)).toBeGreaterThanOrEqual(1)
-    expect(run.iterations).toBe(undisturbed.iterations)
-    expectClose(run.centroids, undisturbed.centroids, 1e-6)
+  it('a worker killed mid-run (SIGKILL) is replaced and the run ends with the undisturbed centroids (regroup and tree-dyn)', async () => {
+    // tree-dyn: the coordinator on worker 0 waits for the dead worker's announcements until the
+    // driver aborts the iteration's ops.
+    for (const reduction of ['regroup', 'tree-dyn'] as const) {
+      const undisturbed = await runKmeans(pool, options({ maxIterations: 6, reduction }))
+      const victim = pool.child(1)!
+      const reports: IterationReport[] = []
+      const run = await runKmeans(
+        pool,
+        options({
+          maxIterations: 6,
+          reduction,
+          onIteration: (r) => {
+            reports.push(r)
+            // Killed while the driver is already sending the next iteration.
+            if (r.iteration === 2) victim.kill('SIGKILL')
+          },
+        }),
+      )
+      expect(victim.signalCode).toBe('SIGKILL')
+      expect(pool.child(1)).not.toBe(victim)
+      expect(
+        reports.reduce((s, r) => s + r.restarts, 0),
+        reduction,
+      ).toBeGreaterThanOrEqual(1)
+      expect(run.iterations).toBe(undisturbed.iterations)
+      expectClose(run.centroids, undisturbed.centroids, 1e-6)
+    }
   })
 
   it('a worker that refuses data-plane connections is routed around, replaced, and the iteration re-run', async () => {
