@@ -26,6 +26,7 @@ const colours = {
   'noncommut-tree-dyn': '#9467bd',
 }
 const font = 'font-family="sans-serif" font-size="12"'
+const titleFont = 'font-family="sans-serif" font-size="14"'
 const f = (x) => Number(x.toFixed(2))
 
 /** A log10 scale from [lo, hi] to [a, b]. */
@@ -38,14 +39,15 @@ function svg(width, height, body) {
 
 /** Figure 3: mean makespan with its 10–90 % band per algorithm, against CV (both axes log). */
 function figure3(rows) {
-  const [W, H, left, right, top, bottom] = [720, 440, 70, 190, 40, 60]
+  const [W, H, left, right, top, bottom] = [760, 460, 70, 190, 56, 60]
   const cvs = [...new Set(rows.map((r) => r.cv))].sort((a, b) => a - b)
   const yLo = 10 ** Math.floor(Math.log10(Math.min(...rows.map((r) => r.q10))))
   const yHi = 10 ** Math.ceil(Math.log10(Math.max(...rows.map((r) => r.q90))))
   const x = logScale(cvs[0], cvs[cvs.length - 1], left, W - right)
   const y = logScale(yLo, yHi, H - bottom, top)
   const body = [
-    `<text x="${left}" y="22" ${font} font-size="14">Makespan of a reduction of n = ${rows[0].n} values, μc = ${rows[0].muC}, ${rows[0].runs} runs per point (mean, 10–90 % band)</text>`,
+    `<text x="${left}" y="20" ${titleFont}>Makespan of a reduction of n = ${rows[0].n} values, μd = 1, μc = ${rows[0].muC}</text>`,
+    `<text x="${left}" y="38" ${font}>mean (line) and 10–90 % band (dashed) of ${rows[0].runs} random instances per point</text>`,
     `<line x1="${left}" y1="${H - bottom}" x2="${W - right}" y2="${H - bottom}" stroke="black"/>`,
     `<line x1="${left}" y1="${top}" x2="${left}" y2="${H - bottom}" stroke="black"/>`,
     `<text x="${(left + W - right) / 2}" y="${H - 15}" ${font} text-anchor="middle">coefficient of variation of the costs (log)</text>`,
@@ -74,7 +76,12 @@ function figure3(rows) {
     ]
     series.reverse()
     body.push(
-      `<polygon points="${band.join(' ')}" fill="${colours[a]}" fill-opacity="0.12" stroke="none"/>`,
+      `<polygon points="${band.join(' ')}" fill="${colours[a]}" fill-opacity="0.05" stroke="none"/>`,
+      // The bands overlap where the algorithms agree (CV 10): dashed edges keep each readable.
+      ...['q10', 'q90'].map(
+        (q) =>
+          `<polyline points="${series.map((r) => `${f(x(r.cv))},${f(y(r[q]))}`).join(' ')}" fill="none" stroke="${colours[a]}" stroke-width="1" stroke-dasharray="4 3"/>`,
+      ),
       `<polyline points="${series.map((r) => `${f(x(r.cv))},${f(y(r.mean))}`).join(' ')}" fill="none" stroke="${colours[a]}" stroke-width="2"/>`,
       ...series.map((r) => `<circle cx="${f(x(r.cv))}" cy="${f(y(r.mean))}" r="3" fill="${colours[a]}"/>`),
       `<line x1="${W - right + 15}" y1="${top + 20 * i + 6}" x2="${W - right + 35}" y2="${top + 20 * i + 6}" stroke="${colours[a]}" stroke-width="3"/>`,
@@ -100,7 +107,7 @@ function figure4(rows) {
   const W = left + 2 * mapWidth + gap + 170
   const H = top + ratios.length * cell + 70
   const body = [
-    `<text x="${left}" y="22" ${font} font-size="14">n = ${rows[0].n}, ${rows[0].runs} runs a cell. Left: mean Fibonacci-stat / mean Tree-dyn. Right: the lowest mean.</text>`,
+    `<text x="${left}" y="22" ${titleFont}>n = ${rows[0].n}, ${rows[0].runs} runs a cell. Left: mean Fibonacci-stat / mean Tree-dyn. Right: the lowest mean.</text>`,
   ]
   for (const [m, x0] of [
     [0, left],
@@ -151,30 +158,31 @@ function figure4(rows) {
   return svg(W, H, body)
 }
 
-/** Section 3: Tree-dyn's simulated mean against the derived closed form and the paper's, per n. */
+/**
+ * Section 3: Tree-dyn's simulated mean against the derived closed form and the paper's, per n,
+ * as a relative gap in %, with ±2 standard errors of the simulation around 0. The paper's gap
+ * at small n runs off the bottom: those points sit on the edge, labelled with their value.
+ */
 function markov(rows) {
-  const [W, H, left, right, top, bottom] = [720, 400, 70, 220, 40, 60]
+  const [W, H, left, right, top, bottom] = [820, 420, 70, 270, 56, 60]
+  const [yMin, yMax] = [-8, 2]
   const ns = rows.map((r) => r.n)
   const gap = (r, v) => ((r.simulatedMean - v) / v) * 100
-  const values = rows.flatMap((r) => [
-    gap(r, r.formulaMean),
-    r.paperFormulaMean === null ? 0 : gap(r, r.paperFormulaMean),
-  ])
-  const yMin = Math.floor(Math.min(...values, -1) * 2) / 2
-  const yMax = Math.ceil(Math.max(...values, 1) * 2) / 2
   const x = logScale(ns[0], ns[ns.length - 1], left, W - right)
-  const y = (v) => top + ((yMax - v) / (yMax - yMin)) * (H - top - bottom)
+  const y = (v) => top + ((yMax - Math.max(yMin, Math.min(yMax, v))) / (yMax - yMin)) * (H - top - bottom)
+  const twoSe = (r) => ((2 * Math.sqrt(r.formulaVariance / r.runs)) / r.formulaMean) * 100
   const body = [
-    `<text x="${left}" y="22" ${font} font-size="14">Tree-dyn, exponential costs, μc = 0: (simulated mean − closed form) / closed form, ${rows[0].runs} runs</text>`,
-    `<line x1="${left}" y1="${f(y(0))}" x2="${W - right}" y2="${f(y(0))}" stroke="black"/>`,
+    `<text x="${left}" y="20" ${titleFont}>Tree-dyn, exponential costs (μd = 1), μc = 0: simulated mean vs closed forms</text>`,
+    `<text x="${left}" y="38" ${font}>(simulated − formula) / formula in %, ${rows[0].runs} runs per n; grey: ±2 standard errors</text>`,
+    `<polygon points="${[...rows.map((r) => `${f(x(r.n))},${f(y(twoSe(r)))}`), ...[...rows].reverse().map((r) => `${f(x(r.n))},${f(y(-twoSe(r)))}`)].join(' ')}" fill="#999" fill-opacity="0.3"/>`,
     `<line x1="${left}" y1="${top}" x2="${left}" y2="${H - bottom}" stroke="black"/>`,
     `<text x="${(left + W - right) / 2}" y="${H - 15}" ${font} text-anchor="middle">n (log)</text>`,
     `<text x="18" y="${(top + H - bottom) / 2}" ${font} text-anchor="middle" transform="rotate(-90 18 ${(top + H - bottom) / 2})">gap, %</text>`,
   ]
-  for (let v = yMin; v <= yMax + 1e-9; v += yMax - yMin > 20 ? 10 : yMax - yMin > 6 ? 2 : 0.5)
+  for (let v = yMin; v <= yMax; v += 1)
     body.push(
-      `<line x1="${left}" y1="${f(y(v))}" x2="${W - right}" y2="${f(y(v))}" stroke="#eee"/>`,
-      `<text x="${left - 6}" y="${f(y(v)) + 4}" ${font} text-anchor="end">${Number(v.toFixed(1))}</text>`,
+      `<line x1="${left}" y1="${f(y(v))}" x2="${W - right}" y2="${f(y(v))}" stroke="${v === 0 ? 'black' : '#eee'}"/>`,
+      `<text x="${left - 6}" y="${f(y(v)) + 4}" ${font} text-anchor="end">${v}</text>`,
     )
   for (const n of ns)
     body.push(`<text x="${f(x(n))}" y="${H - bottom + 18}" ${font} text-anchor="middle">${n}</text>`)
@@ -186,15 +194,21 @@ function markov(rows) {
       (r) => (r.paperFormulaMean === null ? null : gap(r, r.paperFormulaMean)),
     ],
   ]
-  series.forEach(([label, colour, value], i) => {
+  for (const [i, [label, colour, value]] of series.entries()) {
     const points = rows.map((r) => [r.n, value(r)]).filter(([, v]) => v !== null)
     body.push(
       `<polyline points="${points.map(([n, v]) => `${f(x(n))},${f(y(v))}`).join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`,
       ...points.map(([n, v]) => `<circle cx="${f(x(n))}" cy="${f(y(v))}" r="3" fill="${colour}"/>`),
+      ...points
+        .filter(([, v]) => v < yMin)
+        .map(
+          ([n, v]) =>
+            `<text x="${f(x(n)) + 6}" y="${f(y(v)) - 6}" ${font} fill="${colour}">${v.toFixed(0)} %</text>`,
+        ),
       `<line x1="${W - right + 10}" y1="${top + 20 * i + 6}" x2="${W - right + 30}" y2="${top + 20 * i + 6}" stroke="${colour}" stroke-width="3"/>`,
       `<text x="${W - right + 35}" y="${top + 20 * i + 10}" ${font}>${label}</text>`,
     )
-  })
+  }
   return svg(W, H, body)
 }
 
