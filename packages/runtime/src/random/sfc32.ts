@@ -38,14 +38,15 @@ export class Sfc32 {
   /**
    * Restarts the stream from a pair of keys, e.g. (instance, pair of ranks): distinct pairs
    * give unrelated streams, so a value keyed by (run, i, j) is the same whichever algorithm
-   * asks for it first (common random numbers). A few rounds decorrelate nearby keys.
+   * asks for it first (common random numbers). The keys are spread by splitmix32's mixer, so
+   * four rounds suffice to decorrelate nearby keys (the study seeds once per draw: keep it cheap).
    */
   seedPair(key: number, subkey: number): void {
     this.a = mix32(key ^ 0x6a09e667)
     this.b = mix32((subkey + 0x9e3779b9) | 0)
     this.c = mix32(this.a ^ mix32(subkey ^ 0x3c6ef372))
     this.d = 1
-    for (let i = 0; i < 8; i++) this.nextU32()
+    for (let i = 0; i < 4; i++) this.nextU32()
   }
 
   /** Uniform 32-bit unsigned integer. */

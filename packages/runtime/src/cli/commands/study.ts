@@ -54,11 +54,11 @@ export async function runStudyReductions(
   progress.stop()
   if (!o.json) {
     io.stdout.write(
-      `${['algorithm'.padEnd(20), 'cv'.padStart(6), 'muC'.padStart(6), 'mean'.padStart(10), 'q10'.padStart(10), 'q90'.padStart(10)].join(' ')}\n`,
+      `${['algorithm'.padEnd(22), 'cv'.padStart(6), 'muC'.padStart(6), 'mean'.padStart(10), 'q10'.padStart(10), 'q90'.padStart(10)].join(' ')}\n`,
     )
     for (const r of rows)
       io.stdout.write(
-        `${[r.algorithm.padEnd(20), String(r.cv).padStart(6), String(r.muC).padStart(6), fixed(r.mean).padStart(10), fixed(r.q10).padStart(10), fixed(r.q90).padStart(10)].join(' ')}\n`,
+        `${[r.algorithm.padEnd(22), String(r.cv).padStart(6), String(r.muC).padStart(6), fixed(r.mean).padStart(10), fixed(r.q10).padStart(10), fixed(r.q90).padStart(10)].join(' ')}\n`,
       )
   }
   return rows
@@ -93,11 +93,11 @@ function markov(o: StudyReductionsOptions, io: CommandIo): MarkovRow {
     io.stdout.write(
       [
         `Tree-dyn, n = ${row.n}, exponential costs (μd = 1), μc = 0, ${row.runs} runs`,
-        `simulated mean     ${fixed(row.simulatedMean)}   variance ${fixed(row.simulatedVariance)}`,
-        `derived closed form ${fixed(row.formulaMean)}   variance ${fixed(row.formulaVariance)}   (simulation ${gap(row.formulaMean)})`,
+        `${'simulated'.padEnd(22)} mean ${fixed(row.simulatedMean)}   variance ${fixed(row.simulatedVariance)}`,
+        `${'derived closed form'.padEnd(22)} mean ${fixed(row.formulaMean)}   variance ${fixed(row.formulaVariance)}   (simulation ${gap(row.formulaMean)})`,
         row.paperFormulaMean === null
-          ? 'paper formula       (stated for even n only)'
-          : `paper formula      ${fixed(row.paperFormulaMean)}   (2·H(n/2) + 2/n; simulation ${gap(row.paperFormulaMean)})`,
+          ? `${'paper, 2·H(n/2) + 2/n'.padEnd(22)} (stated for even n only)`
+          : `${'paper, 2·H(n/2) + 2/n'.padEnd(22)} mean ${fixed(row.paperFormulaMean)}   (simulation ${gap(row.paperFormulaMean)})`,
       ].join('\n') + '\n',
     )
   }

@@ -17,6 +17,9 @@ export interface ReductionCosts {
 /** Every process count the study accepts: pair keys `from · n + to` must stay below 2³⁰. */
 export const MAX_STUDY_PROCESSES = 16_384
 
+/** Up to this many processes an instance keeps its draws (8 MiB + 4 MiB of n² entries at 1,024). */
+export const MAX_CACHED_PROCESSES = 1024
+
 /** An instance given as numbers: `communication[from · n + to]` and `computation[rank]`. */
 export class MatrixCosts implements ReductionCosts {
   constructor(
@@ -56,6 +59,14 @@ export class GammaInstanceCosts implements ReductionCosts {
   private readonly source = new Sfc32()
   private readonly computations: Float64Array
   private key = 0
+  /**
+   * Draws of this instance, kept for the next algorithm (the four share many links, e.g. the
+   * first round's 1→0, 3→2, …): `cached[i·n + j]` is valid when `cachedFor[i·n + j]` is the
+   * instance's stamp. Only up to {@link MAX_CACHED_PROCESSES} processes (n² entries).
+   */
+  private readonly cached: Float64Array | undefined
+  private readonly cachedFor: Int32Array | undefined
+  private stamp = 0
 
   constructor(
     readonly n: number,
@@ -68,12 +79,18 @@ export class GammaInstanceCosts implements ReductionCosts {
         `the study takes 1 … ${MAX_STUDY_PROCESSES} processes, got ${n}`,
       )
     this.computations = new Float64Array(n)
+    if (n <= MAX_CACHED_PROCESSES) {
+      this.cached = new Float64Array(n * n)
+      this.cachedFor = new Int32Array(n * n)
+    }
   }
 
   /** Moves to instance `index` of the series `seed` (the same pair gives the same instance). */
   setInstance(seed: number, index: number): void {
     this.key = mix32(Math.imul(seed >>> 0, 0x9e3779b1) ^ index)
+    this.stamp = (this.stamp + 1) | 0 || 1 // 0 marks "never drawn"
     const n = this.n
+    if (this.computationCost.mean === 0) return // free ⊕: the zeros stay, no draws to spend
     for (let rank = 0; rank < n; rank++) {
       this.source.seedPair(this.key, n * n + rank)
       this.computations[rank] = this.computationCost.sample(this.source)
@@ -81,7 +98,18 @@ export class GammaInstanceCosts implements ReductionCosts {
   }
 
   communication(from: number, to: number): number {
-    this.source.seedPair(this.key, from * this.n + to)
+    const pair = from * this.n + to
+    const { cached, cachedFor } = this
+    if (cached && cachedFor) {
+      if (cachedFor[pair] === this.stamp) return cached[pair]!
+      cachedFor[pair] = this.stamp
+      return (cached[pair] = this.draw(pair))
+    }
+    return this.draw(pair)
+  }
+
+  private draw(pair: number): number {
+    this.source.seedPair(this.key, pair)
     return this.communicationCost.sample(this.source)
   }
 
