@@ -14,7 +14,7 @@ function reduceMessage(combinerNames: readonly [string, ...string[]]) {
   return z.object({
     type: z.literal('reduce'),
     combiner: z.enum(combinerNames),
-    algorithm: z.enum(treeReductions as unknown as readonly [string, ...string[]]),
+    algorithm: z.enum(treeReductions),
     /** Global ranks of the participants, in group order, and the root as a group index. */
     ranks: z.array(count).min(1),
     root: count,
@@ -74,7 +74,7 @@ export function reductionApplication(
         m.ops,
         m.root,
         { combiner, value, keys: m.keys },
-        m.algorithm as (typeof treeReductions)[number],
+        m.algorithm,
         ctx.now,
         hooks,
       )

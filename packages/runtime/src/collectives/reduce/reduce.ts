@@ -12,7 +12,10 @@ import { staticReduce } from './static-reduce.ts'
  * (Binomial-stat), `fibonacci` (Fibonacci-stat), `tree-dyn` and `noncommut-tree-dyn`. They are
  * the `reduction` choices of a K-means run other than `regroup`.
  */
-export const treeReductions = runReductions.filter((r) => r !== 'regroup') as readonly TreeReduction[]
+export const treeReductions = runReductions.filter((r) => r !== 'regroup') as unknown as readonly [
+  TreeReduction,
+  ...TreeReduction[],
+]
 export type TreeReduction = Exclude<(typeof runReductions)[number], 'regroup'>
 /** A run's reduction: `regroup` (by key block, see `regroup.ts`) or one of {@link treeReductions}. */
 export type ReductionChoice = (typeof runReductions)[number]
