@@ -1,5 +1,6 @@
+import { CreateRun } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
-import { compareHref, datasetMismatchWarning, parseCompareIds } from './run-compare.ts'
+import { compareHref, datasetMismatchWarning, parseCompareIds, reduceMethod } from './run-compare.ts'
 
 describe('compare links', () => {
   it('round-trips ids through the query string, dropping blanks and repeats', () => {
@@ -38,5 +39,14 @@ describe('datasetMismatchWarning', () => {
     ).toBe(
       'These runs used 2 different datasets, so their inertias do not compare — digits: aaaaaaaa, cccccccc; gone-dat (deleted): bbbbbbbb.',
     )
+  })
+})
+
+describe('reduceMethod', () => {
+  const params = CreateRun.parse({ datasetId: 'd1', k: 4, maxIterations: 2, workers: 2, aggregation: 'ring' })
+  it('names the aggregation for the default regroup (and for runs stored without a reduction), else the tree', () => {
+    expect(reduceMethod(params)).toBe('ring')
+    expect(reduceMethod({ ...params, reduction: undefined as never })).toBe('ring')
+    expect(reduceMethod({ ...params, reduction: 'tree-dyn' })).toBe('tree-dyn')
   })
 })

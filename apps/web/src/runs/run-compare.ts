@@ -18,11 +18,17 @@ export function compareHref(ids: readonly string[]): string {
   return `/runs/compare?ids=${ids.map(encodeURIComponent).join(',')}`
 }
 
+/** How a run's reduce/combine stage ran: its aggregation for the default `regroup`, else its tree reduction. */
+export function reduceMethod(params: Run['params']): string {
+  return params.reduction === 'regroup' || params.reduction === undefined
+    ? params.aggregation
+    : params.reduction
+}
+
 /** Legend label of a run: short id, k, broadcast and aggregation (or its tree reduction). */
 export function compareLabel(run: Run): string {
   const p = run.params
-  const reduce = p.reduction === 'regroup' || p.reduction === undefined ? p.aggregation : p.reduction
-  return `${run.id.slice(0, 8)} · k=${p.k} · ${p.broadcast}/${reduce}`
+  return `${run.id.slice(0, 8)} · k=${p.k} · ${p.broadcast}/${reduceMethod(p)}`
 }
 
 /**

@@ -8,7 +8,12 @@ import { type CompareCurve, compareColors, RunCompareChart } from '../../charts/
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatCount } from '../../lib/format.ts'
-import { compareLabel, datasetMismatchWarning, parseCompareIds } from '../../runs/run-compare.ts'
+import {
+  compareLabel,
+  datasetMismatchWarning,
+  parseCompareIds,
+  reduceMethod,
+} from '../../runs/run-compare.ts'
 import { RunLive } from '../../runs/run-live.ts'
 import { formatInertia } from './run-format.ts'
 import './runs.css'
@@ -126,7 +131,7 @@ export function RunComparePage() {
                     <th className="right">k</th>
                     <th className="right">Workers</th>
                     <th>Broadcast</th>
-                    <th>Aggregation</th>
+                    <th>Aggregation / reduction</th>
                     <th className="right">Iterations</th>
                     <th className="right">Mean iteration</th>
                     <th className="right">Final inertia</th>
@@ -165,7 +170,7 @@ export function RunComparePage() {
                         <td className="right num">{run.params.k}</td>
                         <td className="right num">{run.params.workers}</td>
                         <td>{run.params.broadcast}</td>
-                        <td>{run.params.aggregation}</td>
+                        <td>{reduceMethod(run.params)}</td>
                         <td className="right num">{formatCount(live.count)}</td>
                         <td className="right num">{mean === null ? '—' : `${mean.toFixed(1)} ms`}</td>
                         <td className="right num">
