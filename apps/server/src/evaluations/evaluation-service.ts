@@ -169,13 +169,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
 
   /** The ending of an evaluation stopped by cancel or shutdown. */
   function stopped(stop: JobStopped): EvaluationEnding {
-    return {
-      status: stop.why,
-      error:
-        stop.why === 'cancelled'
-          ? { code: 'EVALUATION_CANCELLED', message: 'cancelled by request' }
-          : { code: 'INTERRUPTED', message: 'the server stopped while the evaluation was running' },
-    }
+    return stop.ending('EVALUATION_CANCELLED', 'evaluation')
   }
 
   async function execute(id: string, signal: AbortSignal): Promise<void> {

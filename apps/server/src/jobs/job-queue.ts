@@ -9,6 +9,18 @@ export class JobStopped extends Error {
   ) {
     super(message)
   }
+
+  /**
+   * The stored ending of a job stopped this way: `cancelled` with the kind's `cancelledCode`, or
+   * `interrupted` with `INTERRUPTED` (`noun`: what the job is, e.g. `run`).
+   */
+  ending(cancelledCode: string, noun: string) {
+    const error =
+      this.why === 'cancelled'
+        ? { code: cancelledCode, message: 'cancelled by request' }
+        : { code: 'INTERRUPTED', message: `the server stopped while the ${noun} was running` }
+    return { status: this.why, error }
+  }
 }
 
 /** What a kind of background work (runs, evaluations, imports, simulations, …) tells its queue. */

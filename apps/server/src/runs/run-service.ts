@@ -75,13 +75,7 @@ export function runNotFound(id: string): ApiError {
 
 /** The ending of a run stopped by cancel or shutdown. */
 function stoppedEnding(stop: JobStopped): RunEnding {
-  return {
-    status: stop.why,
-    error:
-      stop.why === 'cancelled'
-        ? { code: 'RUN_CANCELLED', message: 'cancelled by request' }
-        : { code: 'INTERRUPTED', message: 'the server stopped while the run was running' },
-  }
+  return stop.ending('RUN_CANCELLED', 'run')
 }
 
 /**
