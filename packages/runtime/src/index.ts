@@ -82,13 +82,19 @@ export { loadZipImages, zipLayout } from './images/zip-images.ts'
 export type { ZipArchive, ZipFileEntry } from './images/zip-reader.ts'
 export { MAX_ZIP_ENTRY_BYTES, openZipArchive } from './images/zip-reader.ts'
 export type { AccelAssignResult, AccelOptions, AccelState } from './kmeans/accel/accel-state.ts'
+export { type ApproximateOptions, createApproximateState } from './kmeans/accel/approximate.ts'
 export { createHamerlyState } from './kmeans/accel/hamerly.ts'
 export type { PartialSums } from './kmeans/accel/partial-sums.ts'
 export { accumulatePartialSums } from './kmeans/accel/partial-sums.ts'
 export type { YinyangOptions } from './kmeans/accel/yinyang.ts'
 export { createYinyangState } from './kmeans/accel/yinyang.ts'
 export type { KmeansAlgorithm, KmeansAlgorithmChoice } from './kmeans/algorithm.ts'
-export { chooseAlgorithm, kmeansAlgorithmChoices } from './kmeans/algorithm.ts'
+export {
+  chooseAlgorithm,
+  type KmeansAssignment,
+  kmeansAlgorithmChoices,
+  kmeansAssignments,
+} from './kmeans/algorithm.ts'
 export type { BlobOptions } from './kmeans/bench-data.ts'
 export { benchData, generateBlobs } from './kmeans/bench-data.ts'
 export type { CentroidEncoding } from './kmeans/encoding/centroid-encoding.ts'

@@ -111,6 +111,7 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       seed: p.seed + offset,
       kernel: p.kernel,
       algorithm: p.algorithm,
+      assignment: p.assignment,
       // Local workers share this machine: split its cores between them (as `codebook kmeans`).
       threadsPerTask: Math.max(1, Math.floor(availableParallelism() / p.workers)),
       now: () => performance.now(),
