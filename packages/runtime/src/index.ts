@@ -141,8 +141,33 @@ export { lloydReference } from './kmeans/lloyd-reference.ts'
 export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
 export { runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
+export { GammaDistribution } from './random/gamma.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
+export { Sfc32 } from './random/sfc32.ts'
+export type { RankPlan, ReductionPlan, StaticReductionAlgorithm } from './reductions/plans.ts'
+export {
+  binomialPlan,
+  fibonacciOrder,
+  fibonacciPlan,
+  fibonacciTreeSize,
+  staticReductionPlan,
+} from './reductions/plans.ts'
+export type { ReductionAlgorithm } from './reductions/study/algorithms.ts'
+export {
+  createReductionPlayer,
+  rankOrderedReductions,
+  reductionAlgorithms,
+} from './reductions/study/algorithms.ts'
+export type { ReductionCosts } from './reductions/study/costs.ts'
+export { GammaInstanceCosts, MatrixCosts } from './reductions/study/costs.ts'
+export type { GridRow } from './reductions/study/grid.ts'
+export { GRID_COMPUTE_RATIOS, GRID_CVS, gridCell } from './reductions/study/grid.ts'
+export type { MarkovRow } from './reductions/study/markov.ts'
+export { markovCheck, paperTreeDynMean, treeDynExponentialMoments } from './reductions/study/markov.ts'
+export type { ReductionPlayer } from './reductions/study/player.ts'
+export type { CellMakespans, StudyCell, StudyRow } from './reductions/study/run-study.ts'
+export { playCell, summariseCell } from './reductions/study/run-study.ts'
 export type { ClusterNetwork, ClusterSpec } from './simulator/cluster-network.ts'
 export { buildClusterNetwork } from './simulator/cluster-network.ts'
 export type {

@@ -9,6 +9,7 @@ import { registerHog } from './commands/hog.ts'
 import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
 import { registerSimulate } from './commands/simulate.ts'
+import { registerStudy } from './commands/study.ts'
 import { registerTopology } from './commands/topology.ts'
 import { registerWorker } from './commands/worker.ts'
 
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerBenchKmeans(program)
   registerTopology(program)
   registerSimulate(program)
+  registerStudy(program)
   registerEvaluate(program)
   registerColumnStats(program)
   return program
