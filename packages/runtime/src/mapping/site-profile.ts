@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
 import { UsageError } from '../errors.ts'
 
 /**
@@ -115,4 +117,44 @@ export function validateProfile(p: SiteProfile): void {
       if (!Number.isInteger(n) || n < 0) bad(`nodes[${s}] = ${n} (a non-negative integer)`)
     })
   }
+}
+
+const matrixSchema = z.array(z.array(z.number()))
+
+/** The JSON shape of a {@link SiteProfile} (shapes and ranges are checked by {@link validateProfile}). */
+export const siteProfileSchema = z.object({
+  name: z.string(),
+  sites: z.array(z.string()).min(1),
+  latency: matrixSchema,
+  bandwidth: matrixSchema,
+  coordinates: matrixSchema,
+  nodes: z.array(z.number()).optional(),
+})
+
+/**
+ * A built-in profile by name, else a profile JSON file ({@link SiteProfile}: latency in seconds,
+ * bandwidth in bytes/s). Coded errors: `PROFILE_UNKNOWN` (neither), `BAD_PROFILE`.
+ */
+export async function loadSiteProfile(nameOrFile: string): Promise<SiteProfile> {
+  if (builtInProfiles[nameOrFile]) return builtInProfile(nameOrFile)
+  let text: string
+  try {
+    text = await readFile(nameOrFile, 'utf8')
+  } catch {
+    return builtInProfile(nameOrFile) // not a file either: PROFILE_UNKNOWN lists the built-in ones
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw new UsageError('BAD_PROFILE', `${nameOrFile}: not JSON (${(err as Error).message})`)
+  }
+  const parsed = siteProfileSchema.safeParse(json)
+  if (!parsed.success)
+    throw new UsageError(
+      'BAD_PROFILE',
+      `${nameOrFile}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+    )
+  validateProfile(parsed.data)
+  return parsed.data
 }
