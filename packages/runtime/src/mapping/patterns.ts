@@ -26,8 +26,11 @@ export interface KmeansPatternOptions {
   chunkBytes?: number
 }
 
-/** Largest dense pattern (N² entries) a generator builds; all-to-all K-means above it needs `ring`/`allreduce`. */
-export const MAX_DENSE_ENTRIES = 4096 * 4096
+/**
+ * Most ranks a K-means pattern is derived for: its schedules hold O(p²) sends (the all-to-all's
+ * blocks, or the rings' p − 1 steps of p sends each), about 1 GB of send objects at p = 2,048.
+ */
+export const MAX_KMEANS_PATTERN_PROCESSES = 1024
 
 /** Accumulates a schedule's sends into a matrix: each send is one message of its bytes. */
 export function addSchedule(b: CommMatrixBuilder, sends: readonly ScheduledSend[]): void {
@@ -44,13 +47,10 @@ export function kmeansPattern(processes: number, o: KmeansPatternOptions = {}): 
   const k = o.k ?? 1000
   const d = o.d ?? 128
   const aggregation = o.aggregation ?? 'three-stage'
-  if (
-    (aggregation === 'three-stage' || aggregation === 'direct') &&
-    processes * processes > MAX_DENSE_ENTRIES
-  )
+  if (processes > MAX_KMEANS_PATTERN_PROCESSES)
     throw new UsageError(
       'PATTERN_TOO_LARGE',
-      `K-means with ${aggregation} aggregation is an all-to-all: ${processes} processes is more than ${Math.sqrt(MAX_DENSE_ENTRIES)}; use ring or allreduce`,
+      `the K-means pattern is derived from its schedules, O(p²) sends: at most ${MAX_KMEANS_PATTERN_PROCESSES} processes, got ${processes}`,
     )
   const ranks = Array.from({ length: processes }, (_, i) => i)
   const b = new CommMatrixBuilder(processes)
