@@ -71,7 +71,7 @@ for (const p of patterns) {
       let next = 1
       mc.costs.forEach((c, i) => {
         best = Math.min(best, c)
-        if (i + 1 === next) {
+        if (i + 1 === next || i + 1 === mc.costs!.length) {
           points.push({ k: next, best: best / cost.geo! })
           next = Math.ceil(next * 1.25)
         }
