@@ -2,10 +2,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
 import { buildNpyHeader } from '../formats/npy/npy-header.ts'
 import { commTotals, toDense } from './comm-matrix.ts'
 import { messagesFileFor, readCommMatrixNpy, writeCommMatrixNpy } from './comm-matrix-npy.ts'
-import { adiPattern, dnnPattern, kmeansPattern, luPattern, patternMatrix, processGrid } from './patterns.ts'
+import {
+  adiPattern,
+  dnnPattern,
+  kmeansPattern,
+  luPattern,
+  patternMatrix,
+  processGrid,
+  scheduleMatrix,
+} from './patterns.ts'
 
 let dir: string
 beforeAll(async () => {
@@ -32,6 +41,18 @@ describe('communication patterns', () => {
     expect(commTotals(m).bytes).toBe((p - 1) * k * d * 4 + (p - 1) * partials + (partials - block0))
     // Chain hops are rank r → r + 1 only, one message each (one chunk).
     expect(toDense(m).messages[3 * p + 4]).toBe(2) // broadcast hop + regroup block
+  })
+
+  it('any collective: an MST broadcast is one edge per receiver, from rank r − 2^⌊log₂ r⌋', () => {
+    const ranks = [...Array(8).keys()]
+    const m = scheduleMatrix(8, broadcastSchedule('mst', ranks, 1 << 20, 1 << 19))
+    const { volume, messages } = toDense(m)
+    for (let r = 1; r < 8; r++) {
+      const parent = r - 2 ** Math.floor(Math.log2(r))
+      expect(volume[parent * 8 + r]).toBe(1 << 20)
+      expect(messages[parent * 8 + r]).toBe(2) // two 512 KiB chunks
+    }
+    expect(m.col.length).toBe(7)
   })
 
   it('K-means with ring aggregation is sparse: ring neighbours and the gather at rank 0', () => {

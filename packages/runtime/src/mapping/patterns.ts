@@ -32,9 +32,14 @@ export interface KmeansPatternOptions {
  */
 export const MAX_KMEANS_PATTERN_PROCESSES = 1024
 
-/** Accumulates a schedule's sends into a matrix: each send is one message of its bytes. */
-export function addSchedule(b: CommMatrixBuilder, sends: readonly ScheduledSend[]): void {
-  for (const s of sends) b.add(s.from, s.to, s.bytes, 1)
+/**
+ * The matrix of any collective's schedule over `processes` ranks, each send one message of
+ * its bytes (`broadcastSchedule`, `regroupSchedule`, …), e.g. `scheduleMatrix(8, broadcastSchedule('mst', ranks, 1 << 20, 1 << 19))`.
+ */
+export function scheduleMatrix(processes: number, ...schedules: readonly ScheduledSend[][]): CommMatrix {
+  const b = new CommMatrixBuilder(processes)
+  for (const sends of schedules) for (const s of sends) b.add(s.from, s.to, s.bytes, 1)
+  return b.build()
 }
 
 /**
@@ -53,16 +58,15 @@ export function kmeansPattern(processes: number, o: KmeansPatternOptions = {}): 
       `the K-means pattern is derived from its schedules, O(p²) sends: at most ${MAX_KMEANS_PATTERN_PROCESSES} processes, got ${processes}`,
     )
   const ranks = Array.from({ length: processes }, (_, i) => i)
-  const b = new CommMatrixBuilder(processes)
-  addSchedule(
-    b,
-    broadcastSchedule(o.broadcast ?? 'chain', ranks, k * d * 4, o.chunkBytes ?? DEFAULT_CHUNK_BYTES),
+  const broadcast = broadcastSchedule(
+    o.broadcast ?? 'chain',
+    ranks,
+    k * d * 4,
+    o.chunkBytes ?? DEFAULT_CHUNK_BYTES,
   )
   const blockBytes = centroidBlocks(k, processes).map((c) => partialBlockBytes(c, d))
   const r = regroupSchedule(aggregation, ranks, blockBytes, new Array(processes).fill(1))
-  addSchedule(b, r.regroup)
-  addSchedule(b, r.combine)
-  return b.build()
+  return scheduleMatrix(processes, broadcast, r.regroup, r.combine)
 }
 
 /** Options of the NPB-shaped generators: the cubic grid edge G (class B: 102) and time steps. */
