@@ -31,12 +31,7 @@ export class PlacementState {
     this.siteCost = new Float64Array(n * p.sites)
     this.tie = new Float64Array(n)
     this.weights = pairWeights(p)
-    const total = new Float64Array(n)
-    const nl = p.neighbours
-    for (let i = 0; i < n; i++)
-      for (let k = nl.rowStart[i]!; k < nl.rowStart[i + 1]!; k++) total[i]! += this.weights[k]!
-    // Heaviest first; equal weights by rank, so plans are deterministic.
-    this.byTotal = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => total[b]! - total[a]! || a - b)
+    this.byTotal = heaviestFirst(p, this.weights)
     for (let i = 0; i < n; i++) if (p.pinned[i] !== UNPINNED) this.place(i, p.pinned[i]!)
   }
 
@@ -104,4 +99,20 @@ export class PlacementState {
       }
     return best
   }
+}
+
+const orderCache = new WeakMap<MappingProblem, Int32Array>()
+
+/** Ranks by total tie weight, heaviest first; equal weights by rank, so plans are deterministic. Once per problem. */
+function heaviestFirst(p: MappingProblem, weights: Float64Array): Int32Array {
+  const cached = orderCache.get(p)
+  if (cached) return cached
+  const n = p.comm.processes
+  const nl = p.neighbours
+  const total = new Float64Array(n)
+  for (let i = 0; i < n; i++)
+    for (let k = nl.rowStart[i]!; k < nl.rowStart[i + 1]!; k++) total[i]! += weights[k]!
+  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => total[b]! - total[a]! || a - b)
+  orderCache.set(p, order)
+  return order
 }

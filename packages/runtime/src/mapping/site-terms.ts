@@ -44,11 +44,16 @@ export function pairCost(p: MappingProblem, k: number, x: number, y: number): nu
   )
 }
 
+const weightCache = new WeakMap<MappingProblem, Float64Array>()
+
 /**
- * How strongly two ranks are tied, in bytes: the volume both ways plus each message counted as
- * the bytes a mean inter-site link carries during one latency (so latency-bound traffic weighs).
+ * How strongly two ranks are tied, in bytes, per neighbour entry: the volume both ways plus each
+ * message counted as the bytes a mean inter-site link carries during one latency (so
+ * latency-bound traffic weighs). Computed once per problem.
  */
 export function pairWeights(p: MappingProblem): Float64Array {
+  const cached = weightCache.get(p)
+  if (cached) return cached
   const nl = p.neighbours
   const m = p.sites
   let sum = 0
@@ -60,8 +65,10 @@ export function pairWeights(p: MappingProblem): Float64Array {
         links++
       }
   const bytesPerMessage = sum / links
-  return Float64Array.from(
-    { length: nl.col.length },
-    (_, k) => nl.outVolume[k]! + nl.inVolume[k]! + (nl.outMessages[k]! + nl.inMessages[k]!) * bytesPerMessage,
-  )
+  const weights = new Float64Array(nl.col.length)
+  for (let k = 0; k < weights.length; k++)
+    weights[k] =
+      nl.outVolume[k]! + nl.inVolume[k]! + (nl.outMessages[k]! + nl.inMessages[k]!) * bytesPerMessage
+  weightCache.set(p, weights)
+  return weights
 }

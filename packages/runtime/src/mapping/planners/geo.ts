@@ -54,16 +54,21 @@ export function fillInGroupOrder(p: MappingProblem, order: readonly (readonly nu
   const state = new PlacementState(p)
   const m = p.sites
   order.forEach((group, g) => {
-    const later = order.slice(g + 1).flat()
-    const cheapest = (i: number, sites: readonly number[]) => {
+    const here = Int32Array.from(group)
+    const later = Int32Array.from(order.slice(g + 1).flat())
+    const { free, siteCost } = state
+    const cheapest = (i: number, sites: Int32Array) => {
       let best = Number.POSITIVE_INFINITY
-      for (const s of sites) if (state.free[s]! > 0) best = Math.min(best, state.siteCost[i * m + s]!)
+      for (let x = 0; x < sites.length; x++) {
+        const s = sites[x]!
+        if (free[s]! > 0 && siteCost[i * m + s]! < best) best = siteCost[i * m + s]!
+      }
       return best
     }
     if (later.length > 0) {
       state.priority = (i) => {
         const elsewhere = cheapest(i, later)
-        return elsewhere === Number.POSITIVE_INFINITY ? 0 : elsewhere - cheapest(i, group)
+        return elsewhere === Number.POSITIVE_INFINITY ? 0 : elsewhere - cheapest(i, here)
       }
       state.reprioritise()
     } else {
