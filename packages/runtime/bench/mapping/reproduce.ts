@@ -72,7 +72,7 @@ for (const p of patterns) {
       mc.costs.forEach((c, i) => {
         best = Math.min(best, c)
         if (i + 1 === next || i + 1 === mc.costs!.length) {
-          points.push({ k: next, best: best / cost.geo! })
+          points.push({ k: i + 1, best: best / cost.geo! })
           next = Math.ceil(next * 1.25)
         }
       })
