@@ -19,8 +19,8 @@ export interface GeoPlan {
 /**
  * Zhou & He's Algorithm 1. For each κ = 1 … min(5, M): group the sites by K-means on their
  * coordinates (Forgy start), and for every order of the groups, fill: pinned ranks first, then
- * repeatedly the unplaced rank most tied to the placed ones goes to the cheapest site with a
- * free node in the current group; when the group is full the next group takes over. The
+ * group by group the ranks that gain most from running there ({@link fillInGroupOrder}); when
+ * the group is full the next group takes over. The
  * cheapest filled mapping over all κ and orders is kept. (The paper bounds κ by 5 so every order
  * can be tried; trying each κ below it as well is this implementation's choice.)
  */
