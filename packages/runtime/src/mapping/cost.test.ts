@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createRng } from '../random/rng.ts'
 import { CommMatrixBuilder, fromDense, toDense } from './comm-matrix.ts'
-import { mappingCost, mappingProblem, nodesOf, UNPINNED } from './problem.ts'
+import { mappingCost, mappingProblem, nodesOf, randomConstraints, UNPINNED } from './problem.ts'
 import type { SiteProfile } from './site-profile.ts'
 import { addNeighbourTerms } from './site-terms.ts'
 import { randomInstance } from './test-support/instances.ts'
@@ -80,6 +80,20 @@ describe('mappingCost (α-β: Σ A·L + C/B)', () => {
       }),
     ).toThrow(
       expect.objectContaining({ code: 'BAD_PROFILE', message: expect.stringContaining('bandwidth[0][1]') }),
+    )
+  })
+})
+
+describe('randomConstraints', () => {
+  it('pins round(ratio · N) ranks, never more to a site than its nodes', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const pins = randomConstraints(64, [16, 16, 16, 16], 0.2, createRng(seed))
+      expect(pins.filter((s) => s !== UNPINNED).length).toBe(13)
+      const all = randomConstraints(10, [3, 3, 4], 1, createRng(seed))
+      expect([0, 1, 2].map((s) => all.filter((x) => x === s).length)).toEqual([3, 3, 4])
+    }
+    expect(() => randomConstraints(4, [4], 1.5, createRng(1))).toThrow(
+      expect.objectContaining({ code: 'BAD_CONSTRAINT' }),
     )
   })
 })
