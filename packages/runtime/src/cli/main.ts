@@ -10,6 +10,7 @@ import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
 import { registerPlan } from './commands/plan.ts'
 import { registerSimulate } from './commands/simulate.ts'
+import { registerStudy } from './commands/study.ts'
 import { registerTopology } from './commands/topology.ts'
 import { registerWorker } from './commands/worker.ts'
 
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerTopology(program)
   registerSimulate(program)
   registerPlan(program)
+  registerStudy(program)
   registerEvaluate(program)
   registerColumnStats(program)
   return program

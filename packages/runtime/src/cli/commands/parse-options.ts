@@ -89,3 +89,8 @@ export function oneOf<T extends string>(flag: string, allowed: readonly T[]): (v
     return v as T
   }
 }
+
+/** Commander parser for a comma-separated list of non-negative numbers. */
+export function numberList(flag: string): (v: string) => number[] {
+  return (v) => v.split(',').map((s) => nonNegativeNumber(flag)(s.trim()))
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeCommMatrixNpy } from '../../mapping/comm-matrix-npy.ts'
 import { luPattern } from '../../mapping/patterns.ts'
-import { main } from '../main.ts'
+import { runCli } from '../test-support/run-cli.ts'
 
 let dir: string
 beforeAll(async () => {
@@ -12,25 +12,7 @@ beforeAll(async () => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
-async function plan(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const write = process.stdout.write
-  const writeErr = process.stderr.write
-  process.stdout.write = ((s: string) => out.push(s) > 0) as typeof process.stdout.write
-  process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
-  try {
-    const code = await main(['plan', 'mapping', ...args])
-    const lines = out
-      .join('')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-    return { code, lines, stderr: err.join('') }
-  } finally {
-    process.stdout.write = write
-    process.stderr.write = writeErr
-  }
-}
+const plan = (args: string[]) => runCli(['plan', 'mapping', ...args])
 
 describe('codebook plan mapping', () => {
   it('prints one JSON line per planner and the Monte Carlo line', async () => {
