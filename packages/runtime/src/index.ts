@@ -141,6 +141,30 @@ export { lloydReference } from './kmeans/lloyd-reference.ts'
 export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
 export { runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
+export type { CommMatrix } from './mapping/comm-matrix.ts'
+export { CommMatrixBuilder, commTotals, fromDense, toDense } from './mapping/comm-matrix.ts'
+export { messagesFileFor, readCommMatrixNpy, writeCommMatrixNpy } from './mapping/comm-matrix-npy.ts'
+export type { MappingPattern, PatternOptions } from './mapping/patterns.ts'
+export { mappingPatterns, patternMatrix, scheduleMatrix } from './mapping/patterns.ts'
+export type {
+  MappingPlanner,
+  MappingPlanResult,
+  MonteCarloSummary,
+  PlanMappingOptions,
+  PlannedMapping,
+} from './mapping/plan-mapping.ts'
+export { mappingPlanners, planMapping } from './mapping/plan-mapping.ts'
+export type { MappingProblem } from './mapping/problem.ts'
+export { mappingCost, mappingProblem, nodesOf, randomConstraints, UNPINNED } from './mapping/problem.ts'
+export type { SiteProfile } from './mapping/site-profile.ts'
+export {
+  builtInProfile,
+  builtInProfiles,
+  ec2FourRegions,
+  loadSiteProfile,
+  siteProfileSchema,
+  validateProfile,
+} from './mapping/site-profile.ts'
 export { GammaDistribution } from './random/gamma.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
