@@ -3,6 +3,7 @@ import {
   AggregationField,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,
@@ -86,6 +87,13 @@ export const IterationReport = z.object({
   reduction: z.enum(runReductions).optional(),
   /** Broadcast payload bytes the centroid encoding saved against float32, over all receivers. */
   broadcastBytesSaved: z.number().int().optional(),
+  /** How the map tasks assigned (absent in older reports: exact). */
+  assignment: z.enum(runAssignments).optional(),
+  /**
+   * Approximate assignment only: the fraction of the recall sample (a fixed set of points per map
+   * task) whose approximate centroid was an exact nearest one for this iteration's centroids.
+   */
+  assignmentRecall: z.number().min(0).max(1).optional(),
 })
 export type IterationReport = z.infer<typeof IterationReport>
 
@@ -127,6 +135,8 @@ export const CreateRun = z.object({
   /** How the reduce/combine stage reduces (see {@link runReductions}); `regroup` uses `aggregation`. */
   reduction: z.enum(runReductions).default(runDefaults.reduction),
   algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
+  /** `approximate`: HNSW assignment (no bounds: with `hamerly` / `yinyang` the run fails `KMEANS_ASSIGNMENT_CONFLICT`). */
+  assignment: z.enum(runAssignments).default(runDefaults.assignment),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z
     .string()

@@ -373,6 +373,7 @@ describe('runs across a restart', () => {
         aggregation: 'three-stage',
         reduction: 'regroup',
         algorithm: 'lloyd',
+        assignment: 'exact',
         kernel: 'reference',
         seed: 1,
         init: 'kmeans++',

@@ -33,6 +33,7 @@ describe('validateRunForm', () => {
         aggregation: 'three-stage',
         reduction: 'regroup',
         algorithm: 'lloyd',
+        assignment: 'exact',
         init: 'kmeans++',
         kernel: runDefaults.kernel,
       },

@@ -5,6 +5,7 @@ import {
   initMethods,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,
@@ -27,6 +28,7 @@ export interface RunFormValues {
   aggregation: (typeof runAggregations)[number]
   reduction: (typeof runReductions)[number]
   algorithm: (typeof runAlgorithms)[number]
+  assignment: (typeof runAssignments)[number]
   init: (typeof initMethods)[number]
   kernel: string
   /** Saved topology the workers run as; '' = none (every worker on one rack). */
@@ -42,6 +44,7 @@ export const runFormChoices = {
   aggregation: runAggregations,
   reduction: runReductions,
   algorithm: runAlgorithms,
+  assignment: runAssignments,
   init: initMethods,
 } as const
 
@@ -59,6 +62,7 @@ export const defaultRunForm: RunFormValues = {
   aggregation: runDefaults.aggregation,
   reduction: runDefaults.reduction,
   algorithm: runDefaults.algorithm,
+  assignment: runDefaults.assignment,
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
   topologyId: '',
@@ -158,6 +162,7 @@ export function validateRunForm(
     aggregation: values.aggregation,
     reduction: values.reduction,
     algorithm: values.algorithm,
+    assignment: values.assignment,
     init: values.init,
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),

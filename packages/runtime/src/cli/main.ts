@@ -9,6 +9,7 @@ import { registerEvaluate } from './commands/evaluate.ts'
 import { registerHog } from './commands/hog.ts'
 import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
+import { registerPlan } from './commands/plan.ts'
 import { registerSimulate } from './commands/simulate.ts'
 import { registerStudy } from './commands/study.ts'
 import { registerTopology } from './commands/topology.ts'
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerBenchReduction(program)
   registerTopology(program)
   registerSimulate(program)
+  registerPlan(program)
   registerStudy(program)
   registerEvaluate(program)
   registerColumnStats(program)

@@ -28,6 +28,7 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   aggregation: 'Aggregation',
   reduction: 'Reduction',
   algorithm: 'Algorithm',
+  assignment: 'Assignment',
   init: 'Init',
 }
 

@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { main } from '../main.ts'
+import { runCli } from '../test-support/run-cli.ts'
 
-async function study(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const [write, writeErr] = [process.stdout.write, process.stderr.write]
-  process.stdout.write = ((s: string) => out.push(s) > 0) as typeof process.stdout.write
-  process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
-  try {
-    const code = await main(['study', 'reductions', ...args])
-    const lines = out
-      .join('')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-    return { code, lines, stderr: err.join('') }
-  } finally {
-    process.stdout.write = write
-    process.stderr.write = writeErr
-  }
-}
+const study = (args: string[]) => runCli(['study', 'reductions', ...args])
 
 describe('codebook study reductions', () => {
   it('prints one JSON line per (algorithm, cv, muC), reproducible from the seed', async () => {
