@@ -21,7 +21,7 @@ const PLANNER_COLORS: Record<PlanPlanner, string> = {
   geo: '#2f5bea',
   greedy: '#d97706',
   mpipp: '#9333ea',
-  random: '#6b7280',
+  random: '#94a3b8',
 }
 
 /**
