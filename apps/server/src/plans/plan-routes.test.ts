@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import {
   builtInProfiles,
@@ -10,6 +11,7 @@ import { PLAN_LIMITS, PlanResult, planPatterns, planPlanners, planProfiles } fro
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
+import { childPids } from '../test-support/processes.ts'
 import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 import { PLAN_MPIPP_MAX_MS } from './plan-job.ts'
 import { planInChild } from './plan-process.ts'
@@ -130,9 +132,20 @@ describe('plan queue', () => {
       )
       const refused = await Promise.race(answers.map(async (p) => ((await p).status === 503 ? p : never())))
       expect(((await refused.json()) as { code: string }).code).toBe('PLAN_BUSY')
+      const planChildren = async () => {
+        const cmds = await Promise.all(
+          (await childPids(process.pid)).map((pid) =>
+            readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
+          ),
+        )
+        return cmds.filter((c) => c.includes('plan-child')).length
+      }
+      await expect.poll(planChildren).toBe(1)
       await server.app.close()
       const statuses = await Promise.all(answers.map(async (p) => (await p).status))
       expect(statuses.filter((s) => s === 503)).toHaveLength(6)
+      // The running plan's child is killed, not left to finish.
+      await expect.poll(planChildren).toBe(0)
     } finally {
       await server.stop()
     }
