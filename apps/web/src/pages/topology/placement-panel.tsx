@@ -4,7 +4,7 @@ import type { EChartsCoreOption } from 'echarts/core'
 import { useEffect, useMemo, useState } from 'react'
 import { planPlacement } from '../../api/topology-client.ts'
 import { EChart } from '../../charts/echart.tsx'
-import { chartColors } from '../../charts/echarts.ts'
+import { chartColors, valueAxis } from '../../charts/echarts.ts'
 import { formatCount, formatPercent } from '../../lib/format.ts'
 import {
   gainOverRandom,
@@ -15,7 +15,7 @@ import {
   rankRanges,
   sitePlacements,
 } from '../../topology/placement.ts'
-import { formatSeconds } from '../../topology/what-if.ts'
+import { formatSeconds, secondsBarTooltip } from '../../topology/what-if.ts'
 
 const PLANNER_COLORS: Record<PlanPlanner, string> = {
   geo: '#2f5bea',
@@ -23,6 +23,18 @@ const PLANNER_COLORS: Record<PlanPlanner, string> = {
   mpipp: '#9333ea',
   random: '#94a3b8',
 }
+
+/** The form's number inputs, in order (labels are what the e2e test finds them by). */
+const NUMBER_FIELDS: {
+  field: 'processes' | 'constraintRatio' | 'seed' | 'monteCarlo'
+  label: string
+  placeholder?: string
+}[] = [
+  { field: 'processes', label: 'Processes' },
+  { field: 'constraintRatio', label: 'Pinned share' },
+  { field: 'seed', label: 'Seed' },
+  { field: 'monteCarlo', label: 'Monte Carlo', placeholder: 'off' },
+]
 
 /**
  * Placement (issue 21): where each rank of a workload runs across the sites of a built-in
@@ -62,35 +74,17 @@ export function PlacementPanel() {
             ))}
           </select>
         </div>
-        <NumberField
-          id="placement-processes"
-          label="Processes"
-          value={form.processes}
-          invalid={invalid('processes')}
-          onChange={(v) => set({ processes: v })}
-        />
-        <NumberField
-          id="placement-ratio"
-          label="Pinned share"
-          value={form.constraintRatio}
-          invalid={invalid('constraintRatio')}
-          onChange={(v) => set({ constraintRatio: v })}
-        />
-        <NumberField
-          id="placement-seed"
-          label="Seed"
-          value={form.seed}
-          invalid={invalid('seed')}
-          onChange={(v) => set({ seed: v })}
-        />
-        <NumberField
-          id="placement-mc"
-          label="Monte Carlo"
-          value={form.monteCarlo}
-          invalid={invalid('monteCarlo')}
-          placeholder="off"
-          onChange={(v) => set({ monteCarlo: v })}
-        />
+        {NUMBER_FIELDS.map((f) => (
+          <NumberField
+            key={f.field}
+            id={`placement-${f.field}`}
+            label={f.label}
+            value={form[f.field]}
+            invalid={invalid(f.field)}
+            placeholder={f.placeholder}
+            onChange={(v) => set({ [f.field]: v })}
+          />
+        ))}
         <fieldset className="topo-placement-planners" aria-invalid={invalid('planners')}>
           <legend>Planners</legend>
           {planPlanners.map((p) => (
@@ -256,22 +250,13 @@ function costChart(r: PlanResult): EChartsCoreOption {
   return {
     animation: false,
     grid: { left: 64, right: 16, top: 24, bottom: 32 },
-    tooltip: {
-      trigger: 'axis',
-      axisPointer: { type: 'shadow' },
-      valueFormatter: (v: unknown) => (typeof v === 'number' ? formatSeconds(v) : '—'),
-    },
+    tooltip: secondsBarTooltip,
     xAxis: {
       type: 'category',
       data: r.plans.map((p) => p.algorithm),
       axisLabel: { color: chartColors.muted },
     },
-    yAxis: {
-      type: 'value',
-      name: 'seconds',
-      axisLabel: { color: chartColors.muted },
-      splitLine: { lineStyle: { color: chartColors.grid } },
-    },
+    yAxis: valueAxis('seconds'),
     series: [
       {
         name: 'cost',
@@ -291,12 +276,7 @@ function siteChart(sites: ReturnType<typeof sitePlacements>): EChartsCoreOption 
     legend: { top: 0, textStyle: { color: chartColors.text } },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
     xAxis: { type: 'category', data: sites.map((s) => s.site), axisLabel: { color: chartColors.muted } },
-    yAxis: {
-      type: 'value',
-      name: 'ranks',
-      axisLabel: { color: chartColors.muted },
-      splitLine: { lineStyle: { color: chartColors.grid } },
-    },
+    yAxis: valueAxis('ranks'),
     series: [
       { name: 'pinned', type: 'bar', stack: 'site', data: sites.map((s) => s.pinned) },
       { name: 'placed', type: 'bar', stack: 'site', data: sites.map((s) => s.ranks.length - s.pinned) },
