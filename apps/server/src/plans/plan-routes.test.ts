@@ -116,6 +116,15 @@ describe('POST /api/plans', () => {
     }
   })
 
+  it('is in the OpenAPI document', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, { post?: { responses: Record<string, unknown> } }>
+    }
+    expect(Object.keys(doc.paths['/api/plans']?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '422', '503']),
+    )
+  })
+
   it('needs the token to plan', async () => {
     const res = await server.post({ pattern: 'lu', processes: 16 }, {})
     expect(res.status).toBe(401)
