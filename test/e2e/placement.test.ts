@@ -8,9 +8,9 @@ import { startTestServer, type TestServer } from '../support/server.ts'
 // real Chromium: plan a small case, read the cost bars off the chart's canvas, compare with the API.
 
 interface PlanAnswer {
-  plans: { algorithm: string; cost: number }[]
+  plans: { algorithm: string; cost: number; siteOf: number[] }[]
   sites: string[]
-  chosen: { algorithm: string; siteOf: number[] }
+  chosen: string
 }
 
 const PLANNER_COLORS = { geo: [0x2f, 0x5b, 0xea], random: [0x94, 0xa3, 0xb8] } as const
@@ -109,8 +109,8 @@ describe('Placement panel (Chromium)', () => {
       }),
     })
     const again = (await direct.json()) as PlanAnswer
-    expect(again.plans.map((p) => p.cost)).toEqual(shown.plans.map((p) => p.cost))
-    expect(again.chosen).toEqual(shown.chosen)
+    expect(again.plans.map((p) => [p.cost, p.siteOf])).toEqual(shown.plans.map((p) => [p.cost, p.siteOf]))
+    expect(again.chosen).toBe(shown.chosen)
 
     const rows = result.getByRole('table', { name: 'Cost per planner' }).locator('tbody tr')
     expect(await rows.count()).toBe(4)
@@ -126,14 +126,23 @@ describe('Placement panel (Chromium)', () => {
     expect(hGeo).toBeGreaterThan(0)
     expect(Math.abs(hGeo - (hRandom * geo) / random)).toBeLessThanOrEqual(4)
 
-    // The chosen mapping per site: 4 sites × 8 ranks (32 spread evenly), counts as the API's.
+    // The cheapest plan's mapping per site: 4 sites × 8 nodes (32 spread evenly), counts as the
+    // API's; then random's, picked in the select.
     const siteRows = result.getByRole('table', { name: 'Ranks per site' }).locator('tbody tr')
     expect(await siteRows.count()).toBe(4)
-    for (const [s, name] of shown.sites.entries()) {
-      const cells = await result.locator(`tbody tr[data-site="${name}"] td`).allInnerTexts()
-      expect(cells[1]).toBe('8')
-      expect(cells[2]).toBe(String(shown.chosen.siteOf.filter((x) => x === s).length))
+    const expectSites = async (algorithm: string) => {
+      const siteOf = shown.plans.find((p) => p.algorithm === algorithm)!.siteOf
+      for (const [s, name] of shown.sites.entries()) {
+        const cells = await result.locator(`tbody tr[data-site="${name}"] td`).allInnerTexts()
+        expect(cells[1]).toBe('8')
+        expect(cells[2], `${algorithm} ${name}`).toBe(String(siteOf.filter((x) => x === s).length))
+      }
     }
+    expect(await result.getByLabel('Planner', { exact: true }).inputValue()).toBe(shown.chosen)
+    await expectSites(shown.chosen)
+    await result.getByLabel('Planner', { exact: true }).selectOption('random')
+    await expectSites('random')
+    await result.getByLabel('Planner', { exact: true }).selectOption(shown.chosen)
     await panel.getByTestId('placement-monte-carlo').waitFor()
     await result.scrollIntoViewIfNeeded()
     await browser.screenshot('placement-01-planned')

@@ -54,7 +54,7 @@ export const CreatePlan = z.object({
 export type CreatePlan = z.infer<typeof CreatePlan>
 export type CreatePlanInput = z.input<typeof CreatePlan>
 
-/** One planner's outcome: modelled time of one communication step, and how long planning took. */
+/** One planner's outcome: modelled time of one communication step, how long planning took, the mapping. */
 export const PlanCost = z.object({
   algorithm: z.enum(planPlanners),
   /** α-β cost, seconds. */
@@ -62,6 +62,10 @@ export const PlanCost = z.object({
   planMs: z.number(),
   /** MPIPP only: its time bound cut the search short. */
   truncated: z.boolean().optional(),
+  /** Site index per rank. */
+  siteOf: z.array(z.number().int()),
+  /** Node per rank: site s's nodes are numbered after the nodes of sites 0 … s − 1. */
+  nodeOf: z.array(z.number().int()),
 })
 export type PlanCost = z.infer<typeof PlanCost>
 
@@ -76,13 +80,8 @@ export const PlanResult = z.object({
   /** Pinned site per rank, −1 = free. */
   constraints: z.array(z.number().int()),
   plans: z.array(PlanCost),
-  /** The cheapest plan's mapping (the first in planner order on a tie): rank → site and rank → node. */
-  chosen: z.object({
-    algorithm: z.enum(planPlanners),
-    siteOf: z.array(z.number().int()),
-    /** Site s's nodes are numbered after the nodes of sites 0 … s − 1. */
-    nodeOf: z.array(z.number().int()),
-  }),
+  /** The planner of the cheapest plan (the first in planner order on a tie): the mapping to use. */
+  chosen: z.enum(planPlanners),
   monteCarlo: z
     .object({
       samples: z.number().int(),

@@ -19,8 +19,8 @@ export function planOptions(body: CreatePlan) {
 }
 
 /**
- * The API's answer from `planMapping`'s result: every planner's cost and time, and the cheapest
- * plan's mapping (the first in planner order on a tie), so the answer stays O(processes).
+ * The API's answer from `planMapping`'s result: every planner's cost, time and mapping, and which
+ * plan is the cheapest (the first in planner order on a tie).
  */
 export function toPlanResult(r: MappingPlanResult): PlanResult {
   const best = r.plans.reduce((a, b) => (b.cost < a.cost ? b : a))
@@ -36,8 +36,10 @@ export function toPlanResult(r: MappingPlanResult): PlanResult {
       cost: p.cost,
       planMs: p.planMs,
       ...(p.truncated !== undefined ? { truncated: p.truncated } : {}),
+      siteOf: p.siteOf,
+      nodeOf: p.nodeOf,
     })),
-    chosen: { algorithm: best.algorithm, siteOf: best.siteOf, nodeOf: best.nodeOf },
+    chosen: best.algorithm,
     ...(r.monteCarlo
       ? {
           monteCarlo: {

@@ -16,15 +16,19 @@ const result: PlanResult = {
   processes: 5,
   constraints: [-1, 1, -1, 0, 1],
   plans: [
-    { algorithm: 'geo', cost: 1, planMs: 2 },
-    { algorithm: 'random', cost: 4, planMs: 1 },
+    { algorithm: 'geo', cost: 1, planMs: 2, siteOf: [0, 1, 0, 0, 1], nodeOf: [0, 3, 1, 2, 4] },
+    { algorithm: 'random', cost: 4, planMs: 1, siteOf: [1, 1, 0, 0, 1], nodeOf: [3, 4, 0, 1, 5] },
   ],
-  chosen: { algorithm: 'geo', siteOf: [0, 1, 0, 0, 1], nodeOf: [0, 3, 1, 2, 4] },
+  chosen: 'geo',
 }
 
 describe('placement panel helpers', () => {
-  it('gathers the chosen mapping per site with its pinned ranks', () => {
-    expect(sitePlacements(result)).toEqual([
+  it('gathers a planner’s mapping per site with its pinned ranks', () => {
+    expect(sitePlacements(result, 'random')).toEqual([
+      { site: 'a', nodes: 3, ranks: [2, 3], pinned: 1 },
+      { site: 'b', nodes: 3, ranks: [0, 1, 4], pinned: 2 },
+    ])
+    expect(sitePlacements(result, 'geo')).toEqual([
       { site: 'a', nodes: 3, ranks: [0, 2, 3], pinned: 1 },
       { site: 'b', nodes: 3, ranks: [1, 4], pinned: 2 },
     ])

@@ -72,7 +72,7 @@ export function gainOverRandom(result: PlanResult, cost: number): number | null 
   return random && random.cost > 0 ? 1 - cost / random.cost : null
 }
 
-/** One site of the chosen mapping: its nodes, the ranks placed there, those pinned there. */
+/** One site of a mapping: its nodes, the ranks placed there, those pinned there. */
 export interface SitePlacement {
   site: string
   nodes: number
@@ -80,15 +80,16 @@ export interface SitePlacement {
   pinned: number
 }
 
-/** The chosen mapping gathered per site, ranks in increasing order. */
-export function sitePlacements(result: PlanResult): SitePlacement[] {
+/** Planner `algorithm`'s mapping gathered per site, ranks in increasing order. */
+export function sitePlacements(result: PlanResult, algorithm: PlanPlanner): SitePlacement[] {
+  const plan = result.plans.find((p) => p.algorithm === algorithm) ?? result.plans[0]!
   const sites = result.sites.map((site, s) => ({
     site,
     nodes: result.capacity[s] ?? 0,
     ranks: [] as number[],
     pinned: 0,
   }))
-  result.chosen.siteOf.forEach((s, rank) => {
+  plan.siteOf.forEach((s, rank) => {
     const site = sites[s]!
     site.ranks.push(rank)
     if (result.constraints[rank] === s) site.pinned++

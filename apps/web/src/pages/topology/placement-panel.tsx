@@ -1,7 +1,7 @@
 import { PLAN_LIMITS, type PlanPlanner, type PlanResult, planPatterns, planPlanners } from '@codebook/shared'
 import { useMutation } from '@tanstack/react-query'
 import type { EChartsCoreOption } from 'echarts/core'
-import { useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import { planPlacement } from '../../api/topology-client.ts'
 import { EChart } from '../../charts/echart.tsx'
 import { chartColors, valueAxis } from '../../charts/echarts.ts'
@@ -38,8 +38,8 @@ const NUMBER_FIELDS: {
 
 /**
  * Placement (issue 21): where each rank of a workload runs across the sites of a built-in
- * profile, planned by the server (`POST /api/plans`): each planner's modelled cost as bars, the
- * cheapest mapping per site (ranks, pinned ranks, nodes).
+ * profile, planned by the server (`POST /api/plans`): each planner's modelled cost as bars, and a
+ * planner's mapping per site (ranks, pinned ranks, nodes): the cheapest first, another on a bar click.
  */
 export function PlacementPanel() {
   const [form, setForm] = useState<PlacementForm>(PLACEMENT_FORM_DEFAULTS)
@@ -170,14 +170,22 @@ function Planning() {
 
 function PlacementResult(props: { result: PlanResult }) {
   const r = props.result
+  // The cheapest plan's mapping first; a click on another planner's bar (or the select) shows its own.
+  const [shown, setShown] = useState<PlanPlanner>(r.chosen)
   const costOption = useMemo<EChartsCoreOption>(() => costChart(r), [r])
-  const sites = useMemo(() => sitePlacements(r), [r])
+  const sites = useMemo(() => sitePlacements(r, shown), [r, shown])
+  const showBar = useCallback((i: number) => setShown(r.plans[i]?.algorithm ?? r.chosen), [r])
   const siteOption = useMemo<EChartsCoreOption>(() => siteChart(sites), [sites])
   return (
     <div className="grid-2 topo-whatif-grid" data-testid="placement-result">
       <div className="topo-whatif-part">
         <h3>Cost per planner</h3>
-        <EChart option={costOption} height={260} label="Modelled communication cost per planner" />
+        <EChart
+          option={costOption}
+          height={260}
+          label="Modelled communication cost per planner"
+          onClick={showBar}
+        />
         <table className="table table-compact topo-whatif-table" aria-label="Cost per planner">
           <thead>
             <tr>
@@ -194,7 +202,7 @@ function PlacementResult(props: { result: PlanResult }) {
                 <tr key={p.algorithm} data-planner={p.algorithm}>
                   <td>
                     {p.algorithm}
-                    {p.algorithm === r.chosen.algorithm ? ' (chosen)' : ''}
+                    {p.algorithm === r.chosen ? ' (chosen)' : ''}
                     {p.truncated ? ' (time bound hit)' : ''}
                   </td>
                   <td className="num">{formatSeconds(p.cost)}</td>
@@ -215,10 +223,27 @@ function PlacementResult(props: { result: PlanResult }) {
         )}
       </div>
       <div className="topo-whatif-part">
-        <h3>
-          Chosen mapping: {r.chosen.algorithm} ({r.pattern}, {formatCount(r.processes)} ranks)
-        </h3>
-        <EChart option={siteOption} height={260} label="Ranks per site of the chosen mapping" />
+        <div className="topo-placement-shown">
+          <h3>
+            Mapping ({r.pattern}, {formatCount(r.processes)} ranks)
+          </h3>
+          <div className="field">
+            <label htmlFor="placement-shown">Planner</label>
+            <select
+              id="placement-shown"
+              value={shown}
+              onChange={(e) => setShown(e.target.value as PlanPlanner)}
+            >
+              {r.plans.map((p) => (
+                <option key={p.algorithm} value={p.algorithm}>
+                  {p.algorithm}
+                  {p.algorithm === r.chosen ? ' (cheapest)' : ''}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <EChart option={siteOption} height={260} label={`Ranks per site of the ${shown} mapping`} />
         <table className="table table-compact topo-whatif-table" aria-label="Ranks per site">
           <thead>
             <tr>
