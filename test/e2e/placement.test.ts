@@ -40,6 +40,41 @@ function barHeight(page: Page, chart: string, rgb: readonly number[]): Promise<n
   )
 }
 
+/** Viewport point in the middle of the bar drawn in `rgb`, or null when absent. */
+function barCenter(
+  page: Page,
+  chart: string,
+  rgb: readonly number[],
+): Promise<{ x: number; y: number } | null> {
+  return page.evaluate(
+    ({ selector, rgb }) => {
+      const canvas = document.querySelector<HTMLCanvasElement>(`${selector} canvas`)
+      const ctx = canvas?.getContext('2d')
+      if (!canvas || !ctx) return null
+      const { data, width, height } = ctx.getImageData(0, 0, canvas.width, canvas.height)
+      let n = 0
+      let sx = 0
+      let sy = 0
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++) {
+          const i = (y * width + x) * 4
+          if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) {
+            n++
+            sx += x
+            sy += y
+          }
+        }
+      if (n === 0) return null
+      const box = canvas.getBoundingClientRect()
+      return {
+        x: box.left + ((sx / n) * box.width) / width,
+        y: box.top + ((sy / n) * box.height) / height,
+      }
+    },
+    { selector: chart, rgb: [...rgb] },
+  )
+}
+
 describe('Placement panel (Chromium)', () => {
   let server: TestServer
   let browser: TestBrowser
@@ -135,12 +170,30 @@ describe('Placement panel (Chromium)', () => {
       for (const [s, name] of shown.sites.entries()) {
         const cells = await result.locator(`tbody tr[data-site="${name}"] td`).allInnerTexts()
         expect(cells[1]).toBe('8')
-        expect(cells[2], `${algorithm} ${name}`).toBe(String(siteOf.filter((x) => x === s).length))
+        const ranks = siteOf.flatMap((x, rank) => (x === s ? [rank] : []))
+        expect(cells[2]).toBe(String(ranks.length))
+        // The ranks themselves (as ranges, `0–1, 6–7, 13`; 8 ranks never reach the 12-part cut):
+        // what tells two mappings apart.
+        const listed = cells[4]!.split(', ').flatMap((part) => {
+          const [a, b = a] = part.split('–').map(Number)
+          return Array.from({ length: b! - a! + 1 }, (_, i) => a! + i)
+        })
+        expect(listed, `${algorithm} ${name}`).toEqual(ranks)
       }
     }
+    const siteOfChosen = shown.plans.find((p) => p.algorithm === shown.chosen)!.siteOf
+    expect(shown.plans.find((p) => p.algorithm === 'random')!.siteOf).not.toEqual(siteOfChosen)
     expect(await result.getByLabel('Planner', { exact: true }).inputValue()).toBe(shown.chosen)
     await expectSites(shown.chosen)
     await result.getByLabel('Planner', { exact: true }).selectOption('random')
+    await expectSites('random')
+    await result.getByLabel('Planner', { exact: true }).selectOption(shown.chosen)
+    // A click on a planner's bar shows that planner's mapping.
+    await result.scrollIntoViewIfNeeded()
+    const bar = await barCenter(page, chart, PLANNER_COLORS.random)
+    expect(bar).not.toBeNull()
+    await page.mouse.click(bar!.x, bar!.y)
+    await expect.poll(() => result.getByLabel('Planner', { exact: true }).inputValue()).toBe('random')
     await expectSites('random')
     await result.getByLabel('Planner', { exact: true }).selectOption(shown.chosen)
     await panel.getByTestId('placement-monte-carlo').waitFor()
