@@ -24,6 +24,8 @@ import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
 import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
 import { metricsPlugin, metricsRoutes } from './metrics/metrics-plugin.ts'
+import { planRoutes } from './plans/plan-routes.ts'
+import { plansPlugin } from './plans/plans-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
 import { runRoutes } from './runs/run-routes.ts'
 import { runsPlugin } from './runs/runs-plugin.ts'
@@ -115,6 +117,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       importOptions: { maxExpandedBytes: config.maxExpandedBytes },
     })
     await app.register(topologiesPlugin, { seedDemo: config.seedDemo })
+    await app.register(plansPlugin)
     await app.register(runsPlugin, {
       maxConcurrentRuns: config.maxConcurrentRuns,
       maxWorkersPerRun: config.maxWorkersPerRun,
@@ -132,6 +135,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(runRoutes, { prefix: '/api' })
     await app.register(vocabularyRoutes, { prefix: '/api' })
     await app.register(topologyRoutes, { prefix: '/api' })
+    await app.register(planRoutes, { prefix: '/api' })
     await app.register(datasetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(uploadRoutes, {
       maxUploadBytes: config.maxUploadBytes,

@@ -165,7 +165,12 @@ export type { CommMatrix } from './mapping/comm-matrix.ts'
 export { CommMatrixBuilder, commTotals, fromDense, toDense } from './mapping/comm-matrix.ts'
 export { messagesFileFor, readCommMatrixNpy, writeCommMatrixNpy } from './mapping/comm-matrix-npy.ts'
 export type { MappingPattern, PatternOptions } from './mapping/patterns.ts'
-export { mappingPatterns, patternMatrix, scheduleMatrix } from './mapping/patterns.ts'
+export {
+  MAX_KMEANS_PATTERN_PROCESSES,
+  mappingPatterns,
+  patternMatrix,
+  scheduleMatrix,
+} from './mapping/patterns.ts'
 export type {
   MappingPlanner,
   MappingPlanResult,

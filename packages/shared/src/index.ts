@@ -38,6 +38,16 @@ export {
 } from './evaluations.ts'
 export { Health, ServerLimits } from './health.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
+export type { CreatePlanInput, PlanPattern, PlanPlanner } from './plans.ts'
+export {
+  CreatePlan,
+  PLAN_LIMITS,
+  PlanCost,
+  PlanResult,
+  planPatterns,
+  planPlanners,
+  planProfiles,
+} from './plans.ts'
 export {
   AggregationField,
   legacyAggregationAliases,

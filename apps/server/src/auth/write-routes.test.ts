@@ -109,6 +109,7 @@ describe('every write route needs the token, however its path is spelled', () =>
       'POST /files',
       'PATCH /files/*',
       'POST /api/topologies',
+      'POST /api/plans',
     ]) {
       expect(app.writeRoutes).toContain(route)
     }

@@ -1,6 +1,8 @@
 import {
+  type CreatePlanInput,
   type ParseTopologyRequest,
   ParseTopologyResult,
+  PlanResult,
   RenderTopologyResult,
   type SimulateBroadcastRequest,
   SimulateBroadcastResult,
@@ -76,4 +78,9 @@ export function simulateBroadcast(input: SimulateBroadcastRequest): Promise<Simu
 /** `POST /api/simulate/kmeans`: predicted per-stage seconds of one K-means iteration. */
 export function simulateKmeans(input: SimulateKmeansRequest): Promise<SimulateKmeansResult> {
   return request('POST', '/api/simulate/kmeans', SimulateKmeansResult, input)
+}
+
+/** `POST /api/plans`: each planner's modelled cost and the cheapest plan's rank → site / node mapping. */
+export function planPlacement(input: CreatePlanInput): Promise<PlanResult> {
+  return request('POST', '/api/plans', PlanResult, input)
 }

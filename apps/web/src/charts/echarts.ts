@@ -18,3 +18,13 @@ export const chartColors = {
   grid: '#eceef3',
   text: '#374151',
 } as const
+
+/** A value axis named `name` in the charts' muted labels and grid lines. */
+export function valueAxis(name: string): Record<string, unknown> {
+  return {
+    type: 'value',
+    name,
+    axisLabel: { color: chartColors.muted },
+    splitLine: { lineStyle: { color: chartColors.grid } },
+  }
+}

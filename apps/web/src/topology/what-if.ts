@@ -61,3 +61,10 @@ export function formatSeconds(s: number): string {
   if (s < 1) return `${(s * 1e3).toPrecision(3)} ms`
   return `${s.toPrecision(3)} s`
 }
+
+/** The tooltip of a bar chart in seconds: the hovered category's values, formatted. */
+export const secondsBarTooltip = {
+  trigger: 'axis',
+  axisPointer: { type: 'shadow' },
+  valueFormatter: (v: unknown) => (typeof v === 'number' ? formatSeconds(v) : '—'),
+} as const

@@ -15,6 +15,7 @@ import {
 } from '../../topology/topology-edit.ts'
 import { FlowCanvas, type Selection } from './flow-canvas.tsx'
 import { Inspector } from './inspector.tsx'
+import { PlacementPanel } from './placement-panel.tsx'
 import { SitesView } from './sites-view.tsx'
 import { WhatIfPanel } from './what-if-panel.tsx'
 
@@ -282,6 +283,7 @@ export function TopologyEditor(props: {
         </section>
       )}
       <WhatIfPanel topology={topology} valid={problems.length === 0} />
+      <PlacementPanel />
     </div>
   )
 }

@@ -12,7 +12,7 @@ import { useMemo, useState } from 'react'
 import { useDatasets } from '../../api/queries.ts'
 import { simulateBroadcast, simulateKmeans } from '../../api/topology-client.ts'
 import { EChart } from '../../charts/echart.tsx'
-import { chartColors } from '../../charts/echarts.ts'
+import { chartColors, valueAxis } from '../../charts/echarts.ts'
 import { stageColors } from '../../charts/run-stage-chart.tsx'
 import { formatCount } from '../../lib/format.ts'
 import {
@@ -22,6 +22,7 @@ import {
   KMEANS_STAGES,
   kmeansSeries,
   nodeCounts,
+  secondsBarTooltip,
   WHAT_IF_ALGORITHMS,
 } from '../../topology/what-if.ts'
 
@@ -290,11 +291,7 @@ function kmeansOption(results: SimulateKmeansResult[]): EChartsCoreOption {
     color: [...stageColors],
     grid: { left: 64, right: 16, top: 40, bottom: 40 },
     legend: { top: 0, textStyle: { color: chartColors.text } },
-    tooltip: {
-      trigger: 'axis',
-      axisPointer: { type: 'shadow' },
-      valueFormatter: (v: unknown) => (typeof v === 'number' ? formatSeconds(v) : '—'),
-    },
+    tooltip: secondsBarTooltip,
     xAxis: {
       type: 'category',
       name: 'broadcast',
@@ -303,12 +300,7 @@ function kmeansOption(results: SimulateKmeansResult[]): EChartsCoreOption {
       data: results.map((r) => r.broadcast),
       axisLabel: { color: chartColors.muted },
     },
-    yAxis: {
-      type: 'value',
-      name: 'seconds',
-      axisLabel: { color: chartColors.muted },
-      splitLine: { lineStyle: { color: chartColors.grid } },
-    },
+    yAxis: valueAxis('seconds'),
     series: KMEANS_STAGES.map((stage, i) => ({
       name: stage,
       type: 'bar',

@@ -1,0 +1,316 @@
+import { PLAN_LIMITS, type PlanPlanner, type PlanResult, planPatterns, planPlanners } from '@codebook/shared'
+import { useMutation } from '@tanstack/react-query'
+import type { EChartsCoreOption } from 'echarts/core'
+import { useCallback, useEffect, useMemo, useState } from 'react'
+import { planPlacement } from '../../api/topology-client.ts'
+import { EChart } from '../../charts/echart.tsx'
+import { chartColors, valueAxis } from '../../charts/echarts.ts'
+import { formatCount, formatPercent } from '../../lib/format.ts'
+import {
+  gainOverRandom,
+  PLACEMENT_FORM_DEFAULTS,
+  PLAN_PATTERN_LABELS,
+  type PlacementForm,
+  placementRequest,
+  rankRanges,
+  sitePlacements,
+} from '../../topology/placement.ts'
+import { formatSeconds, secondsBarTooltip } from '../../topology/what-if.ts'
+
+const PLANNER_COLORS: Record<PlanPlanner, string> = {
+  geo: '#2f5bea',
+  greedy: '#d97706',
+  mpipp: '#9333ea',
+  random: '#94a3b8',
+}
+
+/** The form's number inputs, in order (labels are what the e2e test finds them by). */
+const NUMBER_FIELDS: {
+  field: 'processes' | 'constraintRatio' | 'seed' | 'monteCarlo'
+  label: string
+  placeholder?: string
+}[] = [
+  { field: 'processes', label: 'Processes' },
+  { field: 'constraintRatio', label: 'Pinned share' },
+  { field: 'seed', label: 'Seed' },
+  { field: 'monteCarlo', label: 'Monte Carlo', placeholder: 'off' },
+]
+
+/**
+ * Placement (issue 21): where each rank of a workload runs across the sites of a built-in
+ * profile, planned by the server (`POST /api/plans`): each planner's modelled cost as bars, and a
+ * planner's mapping per site (ranks, pinned ranks, nodes): the cheapest first, another on a bar click.
+ */
+export function PlacementPanel() {
+  const [form, setForm] = useState<PlacementForm>(PLACEMENT_FORM_DEFAULTS)
+  const plan = useMutation({ mutationFn: planPlacement })
+  const checked = placementRequest(form)
+  const error = checked.ok ? null : checked
+  const set = (patch: Partial<PlacementForm>) => setForm((f) => ({ ...f, ...patch }))
+  const togglePlanner = (p: PlanPlanner, on: boolean) =>
+    set({ planners: planPlanners.filter((x) => (x === p ? on : form.planners.includes(x))) })
+  const invalid = (field: keyof PlacementForm) => (error?.field === field ? true : undefined)
+
+  return (
+    <section className="card topo-placement" aria-label="Placement">
+      <div className="card-header">
+        <h2>Placement</h2>
+        <span className="card-subtitle">
+          Map a workload’s ranks onto the sites of the ec2-4 profile (Zhou &amp; He’s four EC2 regions)
+        </span>
+      </div>
+      <div className="topo-whatif-form">
+        <div className="field">
+          <label htmlFor="placement-pattern">Workload</label>
+          <select
+            id="placement-pattern"
+            value={form.pattern}
+            onChange={(e) => set({ pattern: e.target.value as PlacementForm['pattern'] })}
+          >
+            {planPatterns.map((p) => (
+              <option key={p} value={p}>
+                {p} — {PLAN_PATTERN_LABELS[p]}
+              </option>
+            ))}
+          </select>
+        </div>
+        {NUMBER_FIELDS.map((f) => (
+          <NumberField
+            key={f.field}
+            id={`placement-${f.field}`}
+            label={f.label}
+            value={form[f.field]}
+            invalid={invalid(f.field)}
+            placeholder={f.placeholder}
+            onChange={(v) => set({ [f.field]: v })}
+          />
+        ))}
+        <fieldset className="topo-placement-planners" aria-invalid={invalid('planners')}>
+          <legend>Planners</legend>
+          {planPlanners.map((p) => (
+            <label key={p} className="topo-check">
+              <input
+                type="checkbox"
+                checked={form.planners.includes(p)}
+                onChange={(e) => togglePlanner(p, e.target.checked)}
+              />{' '}
+              {p}
+            </label>
+          ))}
+        </fieldset>
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={!checked.ok || plan.isPending}
+          onClick={() => checked.ok && plan.mutate(checked.body)}
+        >
+          {plan.isPending ? 'Planning…' : 'Plan placement'}
+        </button>
+      </div>
+      {error && (
+        <p className="field-error" role="alert">
+          {error.field}: {error.message}
+        </p>
+      )}
+      <p className="muted topo-whatif-note">
+        Up to {formatCount(PLAN_LIMITS.maxProcesses)} processes ({formatCount(PLAN_LIMITS.maxKmeansProcesses)}{' '}
+        for K-means), spread evenly over the sites; the pinned share of ranks is tied to a random site by the
+        seed. Cost is the α-β model’s time of one communication step.
+      </p>
+      {plan.isPending && <Planning />}
+      {plan.isError && (
+        <p className="field-error" role="alert">
+          {plan.error.message}
+        </p>
+      )}
+      {plan.data && !plan.isPending && <PlacementResult result={plan.data} />}
+    </section>
+  )
+}
+
+function NumberField(props: {
+  id: string
+  label: string
+  value: string
+  invalid: true | undefined
+  placeholder?: string
+  onChange: (v: string) => void
+}) {
+  return (
+    <div className="field topo-field-narrow">
+      <label htmlFor={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        className="num"
+        inputMode="decimal"
+        value={props.value}
+        placeholder={props.placeholder}
+        aria-invalid={props.invalid}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </div>
+  )
+}
+
+/** The server answers once, at the end: an indeterminate bar and the time spent so far. */
+function Planning() {
+  const [started] = useState(() => performance.now())
+  const [now, setNow] = useState(started)
+  useEffect(() => {
+    const t = setInterval(() => setNow(performance.now()), 200)
+    return () => clearInterval(t)
+  }, [])
+  return (
+    <div className="topo-placement-progress" role="status">
+      <progress aria-label="Planning" />
+      <span className="muted num">Planning… {((now - started) / 1000).toFixed(1)} s</span>
+    </div>
+  )
+}
+
+function PlacementResult(props: { result: PlanResult }) {
+  const r = props.result
+  // The cheapest plan's mapping first; a click on another planner's bar (or the select) shows its own.
+  const [shown, setShown] = useState<PlanPlanner>(r.chosen)
+  const costOption = useMemo<EChartsCoreOption>(() => costChart(r), [r])
+  const sites = useMemo(() => sitePlacements(r, shown), [r, shown])
+  const showBar = useCallback((i: number) => setShown(r.plans[i]?.algorithm ?? r.chosen), [r])
+  const siteOption = useMemo<EChartsCoreOption>(() => siteChart(sites), [sites])
+  return (
+    <div className="grid-2 topo-whatif-grid" data-testid="placement-result">
+      <div className="topo-whatif-part">
+        <h3>Cost per planner</h3>
+        <EChart
+          option={costOption}
+          height={260}
+          label="Modelled communication cost per planner"
+          onClick={showBar}
+        />
+        <table className="table table-compact topo-whatif-table" aria-label="Cost per planner">
+          <thead>
+            <tr>
+              <th>planner</th>
+              <th className="num">cost</th>
+              <th className="num">gain over random</th>
+              <th className="num">planned in</th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.plans.map((p) => {
+              const gain = gainOverRandom(r, p.cost)
+              return (
+                <tr key={p.algorithm} data-planner={p.algorithm}>
+                  <td>
+                    {p.algorithm}
+                    {p.algorithm === r.chosen ? ' (chosen)' : ''}
+                    {p.truncated ? ' (time bound hit)' : ''}
+                  </td>
+                  <td className="num">{formatSeconds(p.cost)}</td>
+                  <td className="num">{gain === null ? '—' : formatPercent(gain)}</td>
+                  <td className="num">{formatSeconds(p.planMs / 1000)}</td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+        {r.monteCarlo && (
+          <p className="muted num topo-whatif-note" data-testid="placement-monte-carlo">
+            Monte Carlo: best of {formatCount(r.monteCarlo.samples)} random mappings{' '}
+            {formatSeconds(r.monteCarlo.best)} (mean {formatSeconds(r.monteCarlo.mean)})
+            {r.monteCarlo.fractionBetterThanGeo !== null &&
+              ` · ${formatPercent(r.monteCarlo.fractionBetterThanGeo)} beat geo`}
+          </p>
+        )}
+      </div>
+      <div className="topo-whatif-part">
+        <div className="topo-placement-shown">
+          <h3>
+            Mapping ({r.pattern}, {formatCount(r.processes)} ranks)
+          </h3>
+          <div className="field">
+            <label htmlFor="placement-shown">Planner</label>
+            <select
+              id="placement-shown"
+              value={shown}
+              onChange={(e) => setShown(e.target.value as PlanPlanner)}
+            >
+              {r.plans.map((p) => (
+                <option key={p.algorithm} value={p.algorithm}>
+                  {p.algorithm}
+                  {p.algorithm === r.chosen ? ' (cheapest)' : ''}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <EChart option={siteOption} height={260} label={`Ranks per site of the ${shown} mapping`} />
+        <table className="table table-compact topo-whatif-table" aria-label="Ranks per site">
+          <thead>
+            <tr>
+              <th>site</th>
+              <th className="num">nodes</th>
+              <th className="num">ranks</th>
+              <th className="num">pinned</th>
+              <th>ranks placed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sites.map((s) => (
+              <tr key={s.site} data-site={s.site}>
+                <td>{s.site}</td>
+                <td className="num">{s.nodes}</td>
+                <td className="num">{s.ranks.length}</td>
+                <td className="num">{s.pinned}</td>
+                <td className="num topo-placement-ranks">{rankRanges(s.ranks)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  )
+}
+
+function costChart(r: PlanResult): EChartsCoreOption {
+  return {
+    animation: false,
+    grid: { left: 64, right: 16, top: 24, bottom: 32 },
+    tooltip: secondsBarTooltip,
+    xAxis: {
+      type: 'category',
+      data: r.plans.map((p) => p.algorithm),
+      axisLabel: { color: chartColors.muted },
+    },
+    yAxis: valueAxis('seconds'),
+    series: [
+      {
+        name: 'cost',
+        type: 'bar',
+        barMaxWidth: 48,
+        data: r.plans.map((p) => ({ value: p.cost, itemStyle: { color: PLANNER_COLORS[p.algorithm] } })),
+      },
+    ],
+  }
+}
+
+function siteChart(sites: ReturnType<typeof sitePlacements>): EChartsCoreOption {
+  return {
+    animation: false,
+    color: ['#c62828', '#2f5bea', '#d1d5db'],
+    grid: { left: 48, right: 16, top: 32, bottom: 32 },
+    legend: { top: 0, textStyle: { color: chartColors.text } },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+    xAxis: { type: 'category', data: sites.map((s) => s.site), axisLabel: { color: chartColors.muted } },
+    yAxis: valueAxis('ranks'),
+    series: [
+      { name: 'pinned', type: 'bar', stack: 'site', data: sites.map((s) => s.pinned) },
+      { name: 'placed', type: 'bar', stack: 'site', data: sites.map((s) => s.ranks.length - s.pinned) },
+      {
+        name: 'free nodes',
+        type: 'bar',
+        stack: 'site',
+        data: sites.map((s) => s.nodes - s.ranks.length),
+      },
+    ],
+  }
+}

@@ -1,0 +1,112 @@
+import {
+  CreatePlan,
+  type CreatePlanInput,
+  PLAN_LIMITS,
+  type PlanPlanner,
+  type PlanResult,
+} from '@codebook/shared'
+
+/** What each built-in workload is, for the Placement panel's picker. */
+export const PLAN_PATTERN_LABELS = {
+  kmeans: 'K-means iteration (chain broadcast, three-stage reduce; k 1,000, d 128)',
+  bt: 'NPB BT (near-diagonal stencil)',
+  sp: 'NPB SP (near-diagonal stencil)',
+  lu: 'NPB LU (wavefront stencil)',
+  dnn: 'DNN parameter exchange',
+} as const
+
+/** The Placement form as typed (strings from inputs). */
+export interface PlacementForm {
+  pattern: keyof typeof PLAN_PATTERN_LABELS
+  processes: string
+  constraintRatio: string
+  seed: string
+  planners: PlanPlanner[]
+  /** Empty: no Monte Carlo search. */
+  monteCarlo: string
+}
+
+/** The form's starting values: the issue's benchmark case at 64 ranks (4 sites × 16 nodes, ratio 0.2). */
+export const PLACEMENT_FORM_DEFAULTS: PlacementForm = {
+  pattern: 'kmeans',
+  processes: '64',
+  constraintRatio: '0.2',
+  seed: '1',
+  planners: ['geo', 'greedy', 'mpipp', 'random'],
+  monteCarlo: '',
+}
+
+/**
+ * The request body of a form, or the field that is wrong and why (the server's limits, so a
+ * refusal is shown at its field before anything is sent).
+ */
+export function placementRequest(
+  f: PlacementForm,
+): { ok: true; body: CreatePlanInput } | { ok: false; field: keyof PlacementForm; message: string } {
+  const processes = Number(f.processes)
+  if (f.pattern === 'kmeans' && processes > PLAN_LIMITS.maxKmeansProcesses)
+    return {
+      ok: false,
+      field: 'processes',
+      message: `the K-means workload is derived from its schedules: at most ${PLAN_LIMITS.maxKmeansProcesses} processes`,
+    }
+  const body: CreatePlanInput = {
+    profile: 'ec2-4',
+    pattern: f.pattern,
+    processes: f.processes.trim() === '' ? Number.NaN : processes,
+    constraintRatio: f.constraintRatio.trim() === '' ? Number.NaN : Number(f.constraintRatio),
+    seed: f.seed.trim() === '' ? Number.NaN : Number(f.seed),
+    planners: f.planners,
+    ...(f.monteCarlo.trim() !== '' ? { monteCarlo: Number(f.monteCarlo) } : {}),
+  }
+  const parsed = CreatePlan.safeParse(body)
+  if (parsed.success) return { ok: true, body }
+  const issue = parsed.error.issues[0]!
+  const field = String(issue.path[0] ?? 'processes') as keyof PlacementForm
+  return { ok: false, field, message: issue.message }
+}
+
+/** Gain of `cost` over the random mapping's, as a fraction (null without a random plan). */
+export function gainOverRandom(result: PlanResult, cost: number): number | null {
+  const random = result.plans.find((p) => p.algorithm === 'random')
+  return random && random.cost > 0 ? 1 - cost / random.cost : null
+}
+
+/** One site of a mapping: its nodes, the ranks placed there, those pinned there. */
+export interface SitePlacement {
+  site: string
+  nodes: number
+  ranks: number[]
+  pinned: number
+}
+
+/** Planner `algorithm`'s mapping gathered per site, ranks in increasing order. */
+export function sitePlacements(result: PlanResult, algorithm: PlanPlanner): SitePlacement[] {
+  const plan = result.plans.find((p) => p.algorithm === algorithm) ?? result.plans[0]!
+  const sites = result.sites.map((site, s) => ({
+    site,
+    nodes: result.capacity[s] ?? 0,
+    ranks: [] as number[],
+    pinned: 0,
+  }))
+  plan.siteOf.forEach((s, rank) => {
+    const site = sites[s]!
+    site.ranks.push(rank)
+    if (result.constraints[rank] === s) site.pinned++
+  })
+  return sites
+}
+
+/** Sorted ranks as ranges, `0–3, 8, 10–11`; past `maxParts` parts, `… (+N more)`. */
+export function rankRanges(ranks: readonly number[], maxParts = 12): string {
+  const parts: string[] = []
+  let i = 0
+  while (i < ranks.length) {
+    let j = i
+    while (j + 1 < ranks.length && ranks[j + 1] === ranks[j]! + 1) j++
+    parts.push(i === j ? `${ranks[i]}` : `${ranks[i]}–${ranks[j]}`)
+    i = j + 1
+  }
+  if (parts.length <= maxParts) return parts.join(', ')
+  return `${parts.slice(0, maxParts).join(', ')}, … (+${parts.length - maxParts} more)`
+}
