@@ -11,6 +11,7 @@ import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
+import { createOrderedUpdates } from '../jobs/ordered-updates.ts'
 import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
 import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
 import { progressTracker } from './evaluation-progress.ts'
@@ -113,19 +114,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
   const interval = deps.progressIntervalMs ?? 250
   /** The child process of the running evaluation (one at a time). */
   const processes = new Map<string, EvaluationProcess>()
-  /** Per-evaluation chain of writes and emits, so events reach clients in the order they happened. */
-  const chains = new Map<string, Promise<unknown>>()
-
-  function inOrder(id: string, work: () => Promise<void>): Promise<void> {
-    const next = (chains.get(id) ?? Promise.resolve()).then(work).catch((err) => {
-      log.error({ err, evaluationId: id }, 'evaluation update could not be stored')
-    })
-    chains.set(id, next)
-    void next.then(() => {
-      if (chains.get(id) === next) chains.delete(id)
-    })
-    return next
-  }
+  const { inOrder, pending, all } = createOrderedUpdates(log, 'evaluation')
 
   async function getStored(id: string) {
     const e = await repo.get(id)
@@ -299,7 +288,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
     async cancel(id) {
       const { evaluation } = await getStored(id)
       if (await jobs.cancel(id)) {
-        await chains.get(id)
+        await pending(id)
         return (await getStored(id)).evaluation
       }
       if (FINAL_EVALUATION_STATUSES.includes(evaluation.status))
@@ -314,7 +303,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
 
     async settled(id) {
       await jobs.settled(id)
-      await chains.get(id)
+      await pending(id)
       return (await getStored(id)).evaluation
     },
 
@@ -326,7 +315,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
 
     async shutdown() {
       await jobs.close()
-      await Promise.all([...chains.values()])
+      await all()
     },
   }
 }
