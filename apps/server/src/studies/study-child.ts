@@ -12,12 +12,23 @@ const PROGRESS_INTERVAL_MS = 100
 
 const send = (m: StudyMessage) => sendToParent(m)
 
+/**
+ * The simulation never yields, so the `disconnect` of a server that died is not seen until it
+ * ends (hours for the largest studies). `process.ppid` is read afresh on each access: a changed
+ * parent means the server is gone, and the child exits instead of burning a core as an orphan.
+ */
+const parent = process.ppid
+function exitIfOrphaned(): void {
+  if (process.ppid !== parent) process.exit(1)
+}
+
 serveChildJob<StudyJob>(
   async (job) => {
     let last = 0
     playStudy(job, {
       result: (rows) => void send({ type: 'result', rows }),
       progress(done, total, unit) {
+        exitIfOrphaned()
         const now = performance.now()
         if (done < total && now - last < PROGRESS_INTERVAL_MS) return
         last = now
