@@ -61,7 +61,7 @@ describe('Reductions page (Chromium)', () => {
 
     await page.getByLabel('Processes n').fill('32')
     await page.getByLabel('CVs').fill('0.01, 0.1, 0.3, 1, 3, 10')
-    await page.getByLabel('Runs per CV × μc').fill('20000')
+    await page.getByLabel('Runs per CV × μc').fill('5000')
     await page.getByLabel('Study name').fill('quick figure 3')
     await browser.screenshot('reductions-02-form')
     await page.getByRole('button', { name: 'Start study' }).click()

@@ -2,6 +2,7 @@ import type { GridCell, StudyRow } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import {
   bestHeatmapOption,
+  canLogMakespan,
   computeMeansOf,
   figure3Curves,
   figure3Option,
@@ -65,6 +66,14 @@ describe('Figure 3', () => {
       [10, 30],
     ])
     expect(mean!.stack).toBeUndefined()
+    expect((option as unknown as { yAxis: { type: string } }).yAxis.type).toBe('value')
+    const logged = figure3Option(figure3Curves(rows, 0), true) as { yAxis: { type: string } }
+    expect(logged.yAxis.type).toBe('log')
+  })
+
+  it('allows a log makespan axis only when every q10 is positive', () => {
+    expect(canLogMakespan(figure3Curves(rows, 0))).toBe(true)
+    expect(canLogMakespan(figure3Curves([row('binomial', 10, 0, 1)], 0))).toBe(false)
   })
 })
 

@@ -47,9 +47,10 @@ export function figure3Curves(rows: readonly StudyRow[], muC: number): Figure3Cu
 /**
  * ECharts option of Figure 3: per algorithm the mean makespan against CV on a log₁₀ CV axis,
  * with its 10–90 % band (a transparent line at q10 and a filled area of height q90 − q10 stacked
- * on it). Makespans are in units of the mean communication cost μd.
+ * on it). Makespans are in units of the mean communication cost μd; `logMakespan` puts them on a
+ * log₁₀ axis too (only meaningful when every q10 is positive: see {@link canLogMakespan}).
  */
-export function figure3Option(curves: readonly Figure3Curve[]): EChartsCoreOption {
+export function figure3Option(curves: readonly Figure3Curve[], logMakespan = false): EChartsCoreOption {
   const series = curves.flatMap(({ algorithm, points }) => {
     const color = algorithmColors[algorithm]
     const name = algorithmLabels[algorithm]
@@ -102,13 +103,21 @@ export function figure3Option(curves: readonly Figure3Curve[]): EChartsCoreOptio
       splitLine: { lineStyle: { color: GRID } },
     },
     yAxis: {
-      type: 'value',
+      type: logMakespan ? 'log' : 'value',
       name: 'makespan (× μd)',
       scale: true,
       splitLine: { lineStyle: { color: GRID } },
     },
     series,
   }
+}
+
+/**
+ * Whether the makespans fit a log axis: every q10 positive (at CV 10 the gamma shape is 0.01 and
+ * small n can give q10 = 0, which a log axis cannot place).
+ */
+export function canLogMakespan(curves: readonly Figure3Curve[]): boolean {
+  return curves.every((c) => c.points.every((p) => p.q10 > 0))
 }
 
 /** Sorted distinct values of one axis of the grid cells. */

@@ -16,6 +16,7 @@ import { formatDateTime } from '../../lib/format.ts'
 import {
   algorithmLabels,
   bestHeatmapOption,
+  canLogMakespan,
   computeMeansOf,
   figure3Curves,
   figure3Option,
@@ -139,12 +140,19 @@ function Figure3Card(props: { rows: StudyRow[] }) {
   const [picked, setPicked] = useState<number | null>(null)
   const muC = picked !== null && muCs.includes(picked) ? picked : (muCs[0] ?? 0)
   const curves = useMemo(() => figure3Curves(props.rows, muC), [props.rows, muC])
-  const option = useMemo(() => figure3Option(curves), [curves])
+  // A log makespan axis by default: at CV 10 the band reaches ten times the low-CV means.
+  const [logAxis, setLogAxis] = useState(true)
+  const log = logAxis && canLogMakespan(curves)
+  const option = useMemo(() => figure3Option(curves, log), [curves, log])
   return (
     <section className="card" aria-label="Figure 3">
       <div className="card-header">
         <h2>Makespan against CV (Figure 3)</h2>
         <span className="card-subtitle">mean with the 10–90 % band, in units of μd</span>
+        <label className="checkbox">
+          <input type="checkbox" checked={logAxis} onChange={(e) => setLogAxis(e.target.checked)} /> log
+          makespan axis
+        </label>
         {muCs.length > 1 && (
           <select aria-label="μc" value={muC} onChange={(e) => setPicked(Number(e.target.value))}>
             {muCs.map((m) => (
