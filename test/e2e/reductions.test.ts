@@ -107,9 +107,7 @@ describe('Reductions page (Chromium)', () => {
       expect(cells[3]).toBe((row.mean as number).toFixed(4))
     }
     await page.waitForTimeout(300) // ECharts' first frame
-    await page
-      .locator('section[aria-label="Figure 3"]')
-      .screenshot({ path: join(repoRoot, 'test/artifacts/reductions-04-figure3.png') })
+    await chart.screenshot({ path: join(repoRoot, 'test/artifacts/reductions-04-figure3.png') })
 
     // Figure 4 on a small grid: 221 cells, both maps drawn.
     await page.getByRole('link', { name: 'Reductions', exact: true }).first().click()
