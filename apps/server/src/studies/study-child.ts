@@ -32,7 +32,11 @@ serveChildJob<StudyJob>(
         const now = performance.now()
         if (done < total && now - last < PROGRESS_INTERVAL_MS) return
         last = now
-        void send({ type: 'progress', fraction: done / total, message: `${done} of ${total} ${unit}` })
+        void send({
+          type: 'progress',
+          fraction: done / total,
+          message: `${done.toLocaleString('en')} of ${total.toLocaleString('en')} ${unit}`,
+        })
       },
     })
   },
