@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
+import { followChild, hasCode } from '../jobs/follow-child.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
 import { createOrderedUpdates } from '../jobs/ordered-updates.ts'
 import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
@@ -194,17 +195,12 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
         },
       })
       processes.set(id, proc)
-      const cancel = () => void proc.cancel()
-      // Stopped between markRunning and here: stop the child at once.
-      if (signal.aborted) cancel()
-      else signal.addEventListener('abort', cancel, { once: true })
       try {
-        await proc.done
+        // Stopped between markRunning and here: followChild stops the child at once.
+        await followChild(signal, proc)
       } finally {
-        signal.removeEventListener('abort', cancel)
         processes.delete(id)
       }
-      signal.throwIfAborted()
       await end(id, { status: 'succeeded' })
     } catch (err) {
       if (signal.reason instanceof JobStopped) {
@@ -318,8 +314,4 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
       await all()
     },
   }
-}
-
-function hasCode(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string'
 }

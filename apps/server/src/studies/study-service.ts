@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { CreateStudy, Study, StudyEvent, StudyParams } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
+import { followChild, hasCode } from '../jobs/follow-child.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
 import { createOrderedUpdates } from '../jobs/ordered-updates.ts'
 import { gridAxes } from './study-plan.ts'
@@ -127,16 +128,12 @@ export function createStudyService(deps: StudyServiceDeps): StudyService {
           }),
       })
       processes.set(id, proc)
-      const cancel = () => void proc.cancel()
-      if (signal.aborted) cancel()
-      else signal.addEventListener('abort', cancel, { once: true })
       try {
-        await proc.done
+        // Stopped between markRunning and here: followChild stops the child at once.
+        await followChild(signal, proc)
       } finally {
-        signal.removeEventListener('abort', cancel)
         processes.delete(id)
       }
-      signal.throwIfAborted()
       await end(id, { status: 'succeeded' })
     } catch (err) {
       if (signal.reason instanceof JobStopped) {
@@ -202,8 +199,4 @@ export function createStudyService(deps: StudyServiceDeps): StudyService {
       await all()
     },
   }
-}
-
-function hasCode(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string'
 }
