@@ -39,6 +39,9 @@ describe.each(testDrivers())('app on $name', (driver) => {
         '/api/datasets',
         '/api/datasets/{id}',
         '/api/datasets/{id}/preview',
+        '/api/studies',
+        '/api/studies/{id}',
+        '/api/studies/{id}/cancel',
       ]),
     )
     // tus is not a REST resource; it stays out of the document.

@@ -29,6 +29,8 @@ import { plansPlugin } from './plans/plans-plugin.ts'
 import { realtimePlugin } from './realtime/realtime-plugin.ts'
 import { runRoutes } from './runs/run-routes.ts'
 import { runsPlugin } from './runs/runs-plugin.ts'
+import { studiesPlugin } from './studies/studies-plugin.ts'
+import { studyRoutes } from './studies/study-routes.ts'
 import { topologiesPlugin } from './topologies/topologies-plugin.ts'
 import { topologyRoutes } from './topologies/topology-routes.ts'
 import { vocabulariesPlugin } from './vocabularies/vocabularies-plugin.ts'
@@ -126,6 +128,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(vocabulariesPlugin)
     await app.register(imageSetsPlugin, { seedDemo: config.seedDemo })
     await app.register(evaluationsPlugin)
+    await app.register(studiesPlugin)
     await app.register(healthRoutes, {
       prefix: '/api',
       maxWorkersPerRun: config.maxWorkersPerRun,
@@ -144,6 +147,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(imageSetRoutes, { prefix: '/api', maxUploadBytes: config.maxUploadBytes })
     await app.register(evaluationRoutes, { prefix: '/api' })
+    await app.register(studyRoutes, { prefix: '/api' })
     await app.register(metricsRoutes)
     if (serveWeb) await app.register(fastifyStatic, { root: webDist })
     await app.ready()

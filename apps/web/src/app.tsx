@@ -7,6 +7,7 @@ import { pageTitle } from './components/page-title.ts'
 import { TokenBanner } from './components/token-banner.tsx'
 import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
 import { EvaluationsPage } from './pages/evaluations/evaluations-page.tsx'
+import { ReductionsPage } from './pages/reductions/reductions-page.tsx'
 import { RunsPage } from './pages/runs/runs-page.tsx'
 import { VocabulariesPage } from './pages/vocabularies/vocabularies-page.tsx'
 
@@ -28,6 +29,11 @@ const RunComparePage = lazy(() =>
 // The evaluation page carries ECharts too.
 const EvaluationDetailPage = lazy(() =>
   import('./pages/evaluations/evaluation-detail-page.tsx').then((m) => ({ default: m.EvaluationDetailPage })),
+)
+
+// A study's page carries ECharts too.
+const StudyDetailPage = lazy(() =>
+  import('./pages/reductions/study-detail-page.tsx').then((m) => ({ default: m.StudyDetailPage })),
 )
 
 // The topology editor carries React Flow and ECharts: load it when first opened.
@@ -92,6 +98,14 @@ export function App() {
                 </Suspense>
               )}
             </Route>
+            <Route path="/reductions" component={ReductionsPage} />
+            <Route path="/reductions/:id">
+              {(params) => (
+                <Suspense fallback={<div className="card loading">Loading…</div>}>
+                  <StudyDetailPage key={params.id} id={params.id} />
+                </Suspense>
+              )}
+            </Route>
             <Route>
               <div className="page">
                 <div className="card empty">
@@ -113,6 +127,7 @@ function Sidebar() {
   const [onTopology] = useRoute('/topology/*?')
   const [onEvaluations] = useRoute('/evaluations/*?')
   const [onVocabularies] = useRoute('/vocabularies')
+  const [onReductions] = useRoute('/reductions/*?')
   return (
     <aside className="sidebar">
       <div className="sidebar-inner">
@@ -139,6 +154,9 @@ function Sidebar() {
           </Link>
           <Link href="/evaluations" className={`nav-item${onEvaluations ? ' nav-item-active' : ''}`}>
             Evaluation
+          </Link>
+          <Link href="/reductions" className={`nav-item${onReductions ? ' nav-item-active' : ''}`}>
+            Reductions
           </Link>
           <div className="nav-section">Results</div>
           <Link href="/vocabularies" className={`nav-item${onVocabularies ? ' nav-item-active' : ''}`}>

@@ -100,6 +100,29 @@ export {
 } from './runs.ts'
 export type { ClientToServerEvents, ServerToClientEvents } from './socket-events.ts'
 export { clientEventSchemas, serverEventSchemas, socketEvents } from './socket-events.ts'
+export type { CreateStudyInput, StudyParams } from './studies.ts'
+export {
+  CreateGridStudy,
+  CreateMarkovStudy,
+  CreateReductionsStudy,
+  CreateStudy,
+  FIGURE3_CVS,
+  GridCell,
+  MarkovResult,
+  STUDY_LIMITS,
+  Study,
+  StudyAlgorithm,
+  StudyEvent,
+  StudyKind,
+  StudyList,
+  StudyProgress,
+  StudyResults,
+  StudyRow,
+  StudyStatus,
+  studyAlgorithms,
+  studyKinds,
+  studyStatuses,
+} from './studies.ts'
 export type { PlacedNode } from './topology.ts'
 export {
   SiteLinks,

@@ -8,6 +8,7 @@ import type { z } from 'zod'
 import { DatasetEvent } from './datasets.ts'
 import { EvaluationEvent } from './evaluations.ts'
 import { RunJoin, type RunJoinAck, RunLeave, RunSocketEvent } from './runs.ts'
+import { StudyEvent } from './studies.ts'
 
 /** Every socket.io event name Codebook uses; code names events through this, never a string of its own. */
 export const socketEvents = {
@@ -21,6 +22,8 @@ export const socketEvents = {
   datasetEvent: 'dataset:event',
   /** server → every client: `EvaluationEvent` (state, progress, result per k). */
   evaluationEvent: 'evaluation:event',
+  /** server → every client: `StudyEvent` (state, progress, results per cell, deletion). */
+  studyEvent: 'study:event',
 } as const
 
 /** Events the server emits (socket.io's second `Server` type parameter, the client's first). */
@@ -28,6 +31,7 @@ export interface ServerToClientEvents {
   [socketEvents.runEvent]: (event: RunSocketEvent) => void
   [socketEvents.datasetEvent]: (event: DatasetEvent) => void
   [socketEvents.evaluationEvent]: (event: EvaluationEvent) => void
+  [socketEvents.studyEvent]: (event: StudyEvent) => void
 }
 
 /**
@@ -44,6 +48,7 @@ export const serverEventSchemas = {
   [socketEvents.runEvent]: RunSocketEvent,
   [socketEvents.datasetEvent]: DatasetEvent,
   [socketEvents.evaluationEvent]: EvaluationEvent,
+  [socketEvents.studyEvent]: StudyEvent,
 } as const satisfies { [E in keyof ServerToClientEvents]: z.ZodType<Parameters<ServerToClientEvents[E]>[0]> }
 
 /** The schema of each client event's payload: the server parses what it receives with it. */

@@ -110,6 +110,9 @@ describe('every write route needs the token, however its path is spelled', () =>
       'PATCH /files/*',
       'POST /api/topologies',
       'POST /api/plans',
+      'POST /api/studies',
+      'POST /api/studies/:id/cancel',
+      'DELETE /api/studies/:id',
     ]) {
       expect(app.writeRoutes).toContain(route)
     }
@@ -141,6 +144,7 @@ describe('every write route needs the token, however its path is spelled', () =>
       '/api/topologies',
       '/api/image-sets',
       '/api/evaluations',
+      '/api/studies',
       '/api/vocabularies',
     ]) {
       const res = await app.inject({ method: 'GET', url: list })

@@ -183,3 +183,28 @@ export const imageSets = pgTable(
   },
   (t) => [index('image_sets_created_at_idx').on(t.createdAt)],
 )
+
+/**
+ * One discrete-event study of the non-clairvoyant reductions (`reductions`, `grid` or `markov`):
+ * its parameters and, as each cell finishes, its rows appended to `results`.
+ */
+export const studies = pgTable(
+  'studies',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    kind: text('kind').$type<'reductions' | 'grid' | 'markov'>().notNull(),
+    status: text('status')
+      .$type<'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>()
+      .notNull(),
+    params: jsonb('params').$type<unknown>().notNull(),
+    /** 0 … 1 over the whole study. */
+    progress: doublePrecision('progress').notNull().default(0),
+    results: jsonb('results').$type<unknown[]>().notNull().default([]),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
+  },
+  (t) => [index('studies_created_at_idx').on(t.createdAt)],
+)

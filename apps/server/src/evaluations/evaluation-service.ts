@@ -10,7 +10,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
+import { followChild, hasCode } from '../jobs/follow-child.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
+import { createOrderedUpdates } from '../jobs/ordered-updates.ts'
 import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
 import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
 import { progressTracker } from './evaluation-progress.ts'
@@ -113,19 +115,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
   const interval = deps.progressIntervalMs ?? 250
   /** The child process of the running evaluation (one at a time). */
   const processes = new Map<string, EvaluationProcess>()
-  /** Per-evaluation chain of writes and emits, so events reach clients in the order they happened. */
-  const chains = new Map<string, Promise<unknown>>()
-
-  function inOrder(id: string, work: () => Promise<void>): Promise<void> {
-    const next = (chains.get(id) ?? Promise.resolve()).then(work).catch((err) => {
-      log.error({ err, evaluationId: id }, 'evaluation update could not be stored')
-    })
-    chains.set(id, next)
-    void next.then(() => {
-      if (chains.get(id) === next) chains.delete(id)
-    })
-    return next
-  }
+  const { inOrder, pending, all } = createOrderedUpdates(log, 'evaluation')
 
   async function getStored(id: string) {
     const e = await repo.get(id)
@@ -205,17 +195,12 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
         },
       })
       processes.set(id, proc)
-      const cancel = () => void proc.cancel()
-      // Stopped between markRunning and here: stop the child at once.
-      if (signal.aborted) cancel()
-      else signal.addEventListener('abort', cancel, { once: true })
       try {
-        await proc.done
+        // Stopped between markRunning and here: followChild stops the child at once.
+        await followChild(signal, proc)
       } finally {
-        signal.removeEventListener('abort', cancel)
         processes.delete(id)
       }
-      signal.throwIfAborted()
       await end(id, { status: 'succeeded' })
     } catch (err) {
       if (signal.reason instanceof JobStopped) {
@@ -299,7 +284,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
     async cancel(id) {
       const { evaluation } = await getStored(id)
       if (await jobs.cancel(id)) {
-        await chains.get(id)
+        await pending(id)
         return (await getStored(id)).evaluation
       }
       if (FINAL_EVALUATION_STATUSES.includes(evaluation.status))
@@ -314,7 +299,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
 
     async settled(id) {
       await jobs.settled(id)
-      await chains.get(id)
+      await pending(id)
       return (await getStored(id)).evaluation
     },
 
@@ -326,11 +311,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
 
     async shutdown() {
       await jobs.close()
-      await Promise.all([...chains.values()])
+      await all()
     },
   }
-}
-
-function hasCode(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string'
 }

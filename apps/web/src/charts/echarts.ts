@@ -1,12 +1,28 @@
-import { BarChart, LineChart } from 'echarts/charts'
-import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components'
+import { BarChart, HeatmapChart, LineChart } from 'echarts/charts'
+import {
+  GridComponent,
+  LegendComponent,
+  TooltipComponent,
+  VisualMapContinuousComponent,
+  VisualMapPiecewiseComponent,
+} from 'echarts/components'
 import * as echarts from 'echarts/core'
 import { CanvasRenderer } from 'echarts/renderers'
 
 // Register only what the charts use, so the bundle carries a fraction of ECharts.
-echarts.use([BarChart, LineChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer])
+echarts.use([
+  BarChart,
+  HeatmapChart,
+  LineChart,
+  GridComponent,
+  LegendComponent,
+  TooltipComponent,
+  VisualMapContinuousComponent,
+  VisualMapPiecewiseComponent,
+  CanvasRenderer,
+])
 
-/** ECharts core with the bar and line charts, grid, legend, tooltip and canvas renderer registered. */
+/** ECharts core with the bar, line and heat-map charts, visual maps, grid, legend, tooltip and canvas renderer registered. */
 export { echarts }
 
 /** Colours of the charts, matching the CSS variables of theme.css. */

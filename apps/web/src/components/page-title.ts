@@ -5,6 +5,7 @@ const TITLES: Record<string, [list: string, detail: string]> = {
   topology: ['Topology', 'Topology editor'],
   evaluations: ['Evaluation', 'Evaluation detail'],
   vocabularies: ['Vocabularies', 'Vocabulary'],
+  reductions: ['Reductions', 'Reduction study'],
 }
 
 /** The name of the page at `path` for the top bar (`/runs/compare` → "Compare runs"). */
