@@ -41,6 +41,8 @@ export type WorkerStageReport = z.infer<typeof WorkerStageReport>
 export const WorkerIterationReport = z.object({
   rank: z.number().int().nonnegative(),
   rack: z.string(),
+  /** Host name the worker reported (absent in older reports). */
+  host: z.string().optional(),
   /** Vectors this worker holds. */
   points: z.number().int().nonnegative(),
   stages: z.record(StageName, WorkerStageReport),
