@@ -23,7 +23,7 @@ try {
     join: parseHostPort(join),
     applications: workerApplications,
     rack: arg('--rack'),
-    token: arg('--token'),
+    token: arg('--token') ?? process.env.CODEBOOK_JOIN_TOKEN,
     host: arg('--host'),
     hostName: arg('--host-name'),
     now: () => performance.now(),

@@ -12,7 +12,10 @@ export function registerWorker(program: Command): void {
         'It opens its data-plane listener on --host, serves the driver until the run ends, then exits.',
     )
     .requiredOption('--join <host:port>', "the driver's control address")
-    .option('--token <secret>', "the run's secret (the driver refuses a worker without it: JOIN_REFUSED)")
+    .option(
+      '--token <secret>',
+      "the run's secret (the driver refuses a worker without it: JOIN_REFUSED; default $CODEBOOK_JOIN_TOKEN)",
+    )
     .option('--rack <rack>', 'rack of this node (a topology given to the driver overrides it)')
     .option(
       '--host <host>',
@@ -27,7 +30,7 @@ export function registerWorker(program: Command): void {
       await runWorker({
         join: parseHostPort(o.join),
         applications: workerApplications,
-        token: o.token,
+        token: o.token ?? process.env.CODEBOOK_JOIN_TOKEN,
         rack: o.rack,
         host: o.host,
         hostName: o.hostName,
