@@ -56,9 +56,11 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
   const p = run.params
   const launcher = p.launcher ?? 'local'
   const launch: RunLaunch = { launcher, slurmJobIds: [], workers: [] }
+  // Local runs keep their event sequence (their workers are this host's children); runs on other
+  // hosts announce each change with a state event, so the run page shows the join command and jobs live.
   const record = async () => {
     const updated = await ctx.repo.setLaunch(run.id, launch)
-    if (updated) await events.record(run.id, 'state', updated)
+    if (updated && launcher !== 'local') await events.record(run.id, 'state', updated)
   }
   const secret = randomBytes(18).toString('base64url')
   const slurmWorker = (address: string) => [
