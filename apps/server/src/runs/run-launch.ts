@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { type SpawnWorker, WorkerPool, workerCommand } from '@codebook/runtime'
-import type { IterationReport, Run, RunLaunch } from '@codebook/shared'
+import type { Run, RunLaunch } from '@codebook/shared'
 import type { RunEventLog } from './run-event-log.ts'
 import type { RunRepo } from './run-repo.ts'
 import { cancelJobs, submitWorkerJob } from './slurm.ts'
@@ -38,8 +38,8 @@ export interface LaunchContext {
 /** A run's started pool and how its launch ends. */
 export interface LaunchedPool {
   pool: WorkerPool
-  /** Records the hosts of this iteration's workers when they changed (a replacement joined). */
-  noteWorkers(report: IterationReport): Promise<void>
+  /** Records the workers' hosts and racks when they changed (a replacement joined). */
+  noteWorkers(): Promise<void>
   /** Closes the pool; for Slurm, cancels every job of the run. Safe to call more than once. */
   close(): Promise<void>
 }
@@ -135,10 +135,10 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
   let closing: Promise<void> | undefined
   return {
     pool,
-    async noteWorkers(report) {
-      const now = report.workers.map((w) => `${w.host}@${w.rack}`).join(' ')
-      if (now === launch.workers.map((w) => `${w.host}@${w.rack}`).join(' ')) return
-      launch.workers = placed()
+    async noteWorkers() {
+      const now = placed()
+      if (JSON.stringify(now) === JSON.stringify(launch.workers)) return
+      launch.workers = now
       await record()
     },
     close() {

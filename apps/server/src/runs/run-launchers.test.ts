@@ -187,8 +187,9 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     it('runs k-means on workers submitted with sbatch, replaces a killed worker through Slurm, to the local vocabulary', async () => {
       const run = await create({
         datasetId: largeId,
-        k: 16,
-        maxIterations: 12,
+        // Enough iterations (tol 0 keeps Lloyd going while vectors move) that the kill lands mid-run on a fast machine.
+        k: 32,
+        maxIterations: 40,
         workers: 2,
         kernel: 'reference',
         tol: 0,
@@ -197,7 +198,12 @@ describe('runs on workers that join: the join and slurm launchers', () => {
       })
       const launch = await launchOf(run.id)
       const port = /--join \S+:(\d+)/.exec(launch.joinCommand!)![1]!
-      await waitFor('the first iteration', async () => (await getRun(run.id)).iteration >= 1, 60_000, 20)
+      await waitFor(
+        'the first iteration',
+        async () => (await server.app.runs.get(run.id)).iteration >= 1,
+        60_000,
+        5,
+      )
       const pids = await processesWith(`127.0.0.1:${port}`)
       expect(pids.length).toBe(2)
       process.kill(pids[0]!, 'SIGKILL')

@@ -83,10 +83,13 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
     rackOfHost: placed?.rackOfHost,
   })
   const { pool } = launched
+  const launcher = p.launcher ?? 'local'
+  const where =
+    launcher === 'local' ? 'started' : `joined (${launcher}) on ${[...new Set(pool.hosts)].join(', ')}`
   await events.say(
     run.id,
     'info',
-    `${p.workers} worker process${p.workers === 1 ? '' : 'es'} ${p.launcher === 'local' ? 'started' : `joined (${p.launcher}) on ${[...new Set(pool.hosts)].join(', ')}`} (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, aggregation ${p.aggregation}, ${p.algorithm}, kernel ${p.kernel}).`,
+    `${p.workers} worker process${p.workers === 1 ? '' : 'es'} ${where} (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, aggregation ${p.aggregation}, ${p.algorithm}, kernel ${p.kernel}).`,
   )
   const stopLostLog = pool.onWorkerLost((rank) => {
     if (!signal.aborted)
@@ -206,7 +209,7 @@ function iterationRecorder(
   run: Run,
   ctx: TrainingContext,
   start: RunStart,
-  noteWorkers: (report: IterationReport) => Promise<void>,
+  noteWorkers: () => Promise<void>,
 ) {
   const p = run.params
   const { offset, d } = start
@@ -222,7 +225,7 @@ function iterationRecorder(
         await writeNpy(checkpointPath(ctx.paths, run.id), copy, p.k, d)
         await ctx.repo.setIteration(run.id, report.iteration, report.inertia, report.iteration)
         await ctx.events.record(run.id, 'iteration', report)
-        await noteWorkers(report)
+        await noteWorkers()
         const now = performance.now()
         if (now - lastProgressAt < PROGRESS_INTERVAL_MS && report.iteration !== p.maxIterations) return
         lastProgressAt = now

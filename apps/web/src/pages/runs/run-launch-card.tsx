@@ -18,7 +18,8 @@ export function RunLaunchCard(props: { run: Run }) {
           {waiting ? `waiting for ${params.workers} workers to join` : `${launch.workers.length} workers`}
         </span>
       </div>
-      {launch.joinCommand && launch.launcher === 'join' && (
+      {/* Only while the run can still take a worker (a replacement too); the secret dies with the execution. */}
+      {launch.joinCommand && launch.launcher === 'join' && props.run.status === 'running' && (
         <div className="join-command">
           <code data-testid="join-command">{launch.joinCommand}</code>{' '}
           <button
