@@ -110,7 +110,9 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
           rackOfHost: ctx.rackOfHost,
           onListening: (a) => {
             joinAddress = `${settings.joinHost}:${a.port}`
-            launch.joinCommand = `codebook worker --join ${joinAddress} --token ${secret}`
+            // Workers on other hosts must take peers' connections on a routable interface; on loopback, stay there.
+            const dataPlane = isLoopback(settings.joinHost) ? '' : ' --host 0.0.0.0'
+            launch.joinCommand = `codebook worker --join ${joinAddress} --token ${secret}${dataPlane}`
             announced = announce()
             announced.catch(() => launchFailed.abort())
           },
@@ -146,6 +148,11 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
       return closing
     },
   }
+}
+
+/** Whether `host` names this machine's loopback (workers joining it are on this machine). */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.')
 }
 
 function localWorkerCommand(): string[] {
