@@ -130,8 +130,11 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       seed: p.seed + offset,
       kernel: p.kernel,
       algorithm: p.algorithm,
-      // Local workers share this machine: split its cores between them (as `codebook kmeans`).
-      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / p.workers)),
+      // Workers sharing a host split its cores (as `codebook kmeans`); a worker alone on its host uses all of that host's.
+      threadsPerTask:
+        new Set(pool.hosts).size === p.workers && launcher !== 'local'
+          ? undefined
+          : Math.max(1, Math.floor(availableParallelism() / p.workers)),
       now: () => performance.now(),
       onIteration: recorder.onIteration,
     })
