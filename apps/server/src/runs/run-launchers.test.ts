@@ -3,12 +3,14 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { generateTopology, openNpy, workerCommand } from '@codebook/runtime'
 import {
+  CreateRun,
   type CreateRunInput,
   Dataset,
   IterationReport,
   Run,
   RunEventList,
   RunLogData,
+  type Topology,
   topologyNodes,
 } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -161,9 +163,12 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     await expectSameAsLocal(done)
   }, 120_000)
 
-  it('join: waits with a timeout, and cancel stops the wait', async () => {
+  it('join: a run waiting for its workers says so, and cancel stops the wait', async () => {
     const run = await create({ datasetId: smallId, k: 2, maxIterations: 1, workers: 1, launcher: 'join' })
-    await launchOf(run.id)
+    const launch = await launchOf(run.id)
+    await waitFor('the waiting line', async () =>
+      (await logs(run.id)).includes(`Waiting for 1 worker: run on each host \`${launch.joinCommand}\`.`),
+    )
     const cancelled = await post(`/api/runs/${run.id}/cancel`)
     expect(cancelled.status).toBe(200)
     expect((await server.app.runs.settled(run.id)).status).toBe('cancelled')
@@ -184,8 +189,18 @@ describe('runs on workers that join: the join and slurm launchers', () => {
       await cluster?.stop()
     }, 60_000)
 
-    it('runs k-means on workers submitted with sbatch, replaces a killed worker through Slurm, to the local vocabulary', async () => {
+    it('runs k-means on workers submitted with sbatch, racked by topology.conf, replaces a killed worker through Slurm, to the local vocabulary', async () => {
+      // The cluster's topology.conf, imported as a user would: this node under switch leaf2.
+      const parsed = await post('/api/topology-formats/parse', {
+        format: 'slurm',
+        text: `SwitchName=leaf1 Nodes=other[1-3]\nSwitchName=leaf2 Nodes=${cluster.node}\n`,
+      })
+      const { topology } = (await parsed.json()) as { topology: Topology }
+      const saved = await post('/api/topologies', { topology })
+      const { id: topologyId } = (await saved.json()) as { id: string }
+      const rackOfNode = topologyNodes(topology).find((n) => n.node.name === cluster.node)!.rack
       const run = await create({
+        topologyId,
         datasetId: largeId,
         // Enough iterations (tol 0 keeps Lloyd going while vectors move) that the kill lands mid-run on a fast machine.
         k: 32,
@@ -218,7 +233,11 @@ describe('runs on workers that join: the join and slurm launchers', () => {
       ).toBe(true)
       const all = await reports(run.id)
       expect(all.some((r) => r.restarts > 0)).toBe(true)
-      expect(done.launch?.workers.map((w) => w.host)).toEqual([cluster.node, cluster.node])
+      expect(done.launch?.workers).toEqual([
+        { rank: 0, host: cluster.node, rack: rackOfNode },
+        { rank: 1, host: cluster.node, rack: rackOfNode },
+      ])
+      for (const r of all) expect(r.workers.map((w) => w.rack)).toEqual([rackOfNode, rackOfNode])
       await expectSameAsLocal(done)
       await waitFor(
         "the run's Slurm jobs to end",
@@ -264,6 +283,48 @@ describe('runs on workers that join: the join and slurm launchers', () => {
       const failed = await server.app.runs.settled(refused.id)
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'SLURM_SUBMIT_FAILED' } })
       expect(failed.error?.message).toMatch(/partition/i)
+    }, 120_000)
+
+    it("a server shutdown scancels a running run's job and marks the run interrupted", async () => {
+      const h = await makeTempHome()
+      let other = await startServer(testConfig(h.home, undefined))
+      try {
+        const upload = await fetch(`${other.url}/api/datasets?name=s&format=npy&wait=true`, {
+          method: 'POST',
+          headers: { ...authHeaders, 'content-type': 'application/octet-stream' },
+          body: npyFloat32(makeVectors(300, 8, 5)),
+        })
+        const datasetId = Dataset.parse(await upload.json()).id
+        const run = await other.app.runs.create(
+          CreateRun.parse({
+            datasetId,
+            k: 2,
+            maxIterations: 1,
+            workers: 2,
+            launcher: 'slurm',
+            slurm: { partition: cluster.partition },
+          }),
+        )
+        await waitFor(
+          'the Slurm job',
+          async () => ((await other.app.runs.get(run.id)).launch?.slurmJobIds.length ?? 0) > 0,
+          30_000,
+          50,
+        )
+        // At once: the workers (seconds to start) have not joined yet, so the run is still waiting for them.
+        await other.close()
+        await waitFor(
+          'the job to leave the queue',
+          async () => (await cluster.jobs()).length === 0,
+          30_000,
+          200,
+        )
+        other = await startServer(testConfig(h.home, undefined))
+        expect((await other.app.runs.get(run.id)).status).toBe('interrupted')
+      } finally {
+        await other.close()
+        await h.remove()
+      }
     }, 120_000)
   })
 })
