@@ -257,12 +257,7 @@ describe('runs on workers that join: the join and slurm launchers', () => {
         launcher: 'slurm',
         slurm: { partition: cluster.partition },
       })
-      await waitFor(
-        'the Slurm job',
-        async () => ((await getRun(run.id)).launch?.slurmJobIds.length ?? 0) > 0,
-        30_000,
-        50,
-      )
+      await submitted(server, run.id)
       expect((await post(`/api/runs/${run.id}/cancel`)).status).toBe(200)
       expect((await server.app.runs.settled(run.id)).status).toBe('cancelled')
       await waitFor(
@@ -305,12 +300,7 @@ describe('runs on workers that join: the join and slurm launchers', () => {
             slurm: { partition: cluster.partition },
           }),
         )
-        await waitFor(
-          'the Slurm job',
-          async () => ((await other.app.runs.get(run.id)).launch?.slurmJobIds.length ?? 0) > 0,
-          30_000,
-          50,
-        )
+        await submitted(other, run.id)
         // At once: the workers (seconds to start) have not joined yet, so the run is still waiting for them.
         await other.close()
         await waitFor(
@@ -328,6 +318,16 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     }, 120_000)
   })
 })
+
+/** Resolves once run `id` of `server` has submitted its Slurm job. */
+function submitted(server: RunningServer, id: string): Promise<void> {
+  return waitFor(
+    'the Slurm job',
+    async () => ((await server.app.runs.get(id)).launch?.slurmJobIds.length ?? 0) > 0,
+    30_000,
+    50,
+  )
+}
 
 /** PIDs of the processes whose command line contains `text` (Linux: read from /proc). */
 async function processesWith(text: string): Promise<number[]> {
