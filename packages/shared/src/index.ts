@@ -50,6 +50,7 @@ export {
   legacyAggregationAliases,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,

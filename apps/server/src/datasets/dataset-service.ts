@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CodebookError, readStoredRows } from '@codebook/runtime'
+import { CodebookError, readPictureNames, readStoredRows } from '@codebook/runtime'
 import {
   type Dataset,
   type DatasetEvent,
@@ -277,11 +277,15 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       }
       const count = Math.min(rows, stored.stats.n)
       const block = await readStoredRows(datasetDir(paths, id), 0, count)
+      // Stored ids are int32; a source that named its pictures keeps the names beside them.
+      const names = block.ids === null ? null : await readPictureNames(datasetDir(paths, id))
       const out: DatasetPreview['rows'] = []
       for (let i = 0; i < count; i++) {
+        const ids = block.ids === null ? null : Array.from(block.ids.subarray(i * 3, i * 3 + 3))
         out.push({
           index: i,
-          ids: block.ids === null ? null : Array.from(block.ids.subarray(i * 3, i * 3 + 3)),
+          ids,
+          picture: names === null || ids === null ? null : (names[ids[0]!] ?? null),
           values: Array.from(block.values.subarray(i * block.d, (i + 1) * block.d)),
         })
       }

@@ -37,10 +37,12 @@ class RecentEvents {
 }
 
 /**
- * A run's most recent database pages, shared by its sockets: sockets that fell behind together
- * (a burst of events outran them all) read and parse each page once, not once per socket. A read
- * is shared while in flight; once done it is kept only if full (a short page is the log's end at
- * the time, soon stale).
+ * A run's recent database pages, shared by its sockets: sockets that fell behind together (a
+ * burst of events outran them all) read and parse each page once, not once per socket. A read is
+ * shared while in flight; once done it is kept only if full (a short page is the log's end at the
+ * time, soon stale). At most `keep` pages are held; beyond, a page no socket still needs goes
+ * first, else the one needed furthest in the future (the highest), so a socket that fell further
+ * behind than the others still finds the pages just ahead of it.
  */
 class SharedPages {
   private readonly pages: Array<{ after: number; read: Promise<RunEvent[]>; events?: RunEvent[] }> = []
@@ -49,11 +51,25 @@ class SharedPages {
     private readonly keep: number,
     private readonly size: number,
     private readonly load: (after: number) => Promise<RunEvent[]>,
+    /** The lowest seq any socket of the run has been sent: pages wholly at or below it are not needed. */
+    private readonly slowest: () => number,
   ) {}
 
   private drop(page: (typeof this.pages)[number]): void {
     const i = this.pages.indexOf(page)
     if (i >= 0) this.pages.splice(i, 1)
+  }
+
+  /** Drops one page other than `fresh`: a read nobody needs any more, else the highest read (Belady's choice). */
+  private evict(fresh: (typeof this.pages)[number]): void {
+    const low = this.slowest()
+    const read = this.pages.filter((p) => p !== fresh && p.events !== undefined)
+    const unneeded = read.find((p) => (p.events!.at(-1) as RunEvent).seq <= low)
+    const highest = read.reduce<(typeof read)[number] | undefined>(
+      (best, p) => (best === undefined || p.after > best.after ? p : best),
+      undefined,
+    )
+    this.drop(unneeded ?? highest ?? (this.pages[0] as (typeof this.pages)[number]))
   }
 
   /** Events after `after` (a page read by another socket may start earlier; the caller skips what it has). */
@@ -65,7 +81,7 @@ class SharedPages {
     }
     const page: (typeof this.pages)[number] = { after, read: this.load(after) }
     this.pages.push(page)
-    if (this.pages.length > this.keep) this.pages.shift()
+    if (this.pages.length > this.keep) this.evict(page)
     page.read.then(
       (events) => {
         if (events.length === this.size) page.events = events
@@ -275,12 +291,16 @@ export function attachRunSocket(
       if (previous) close(previous)
       let feed = feeds.get(runId)
       if (!feed) {
+        const cursors = new Set<Cursor>()
         feed = {
           recent: new RecentEvents(recentEvents),
-          pages: new SharedPages(SHARED_PAGES, backlogPage, (after) =>
-            readBacklog(runId, after, backlogPage),
+          pages: new SharedPages(
+            SHARED_PAGES,
+            backlogPage,
+            (after) => readBacklog(runId, after, backlogPage),
+            () => Math.min(...[...cursors].map((c) => c.sent)),
           ),
-          cursors: new Set(),
+          cursors,
         }
         feeds.set(runId, feed)
       }

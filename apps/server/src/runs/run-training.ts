@@ -130,6 +130,7 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       seed: p.seed + offset,
       kernel: p.kernel,
       algorithm: p.algorithm,
+      assignment: p.assignment,
       // Workers sharing a host split its cores (as `codebook kmeans`); a worker alone on its host uses all of that host's.
       threadsPerTask:
         new Set(pool.hosts).size === p.workers && launcher !== 'local'

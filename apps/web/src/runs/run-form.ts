@@ -5,6 +5,7 @@ import {
   initMethods,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,
@@ -27,6 +28,7 @@ export interface RunFormValues {
   chainOrder: (typeof runChainOrders)[number]
   aggregation: (typeof runAggregations)[number]
   algorithm: (typeof runAlgorithms)[number]
+  assignment: (typeof runAssignments)[number]
   init: (typeof initMethods)[number]
   kernel: string
   /** Saved topology the workers run as; '' = none (every worker on one rack). */
@@ -48,6 +50,7 @@ export const runFormChoices = {
   chainOrder: runChainOrders,
   aggregation: runAggregations,
   algorithm: runAlgorithms,
+  assignment: runAssignments,
   init: initMethods,
 } as const
 
@@ -64,6 +67,7 @@ export const defaultRunForm: RunFormValues = {
   chainOrder: runDefaults.chainOrder,
   aggregation: runDefaults.aggregation,
   algorithm: runDefaults.algorithm,
+  assignment: runDefaults.assignment,
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
   topologyId: '',
@@ -212,6 +216,7 @@ export function validateRunForm(
     chainOrder: values.chainOrder,
     aggregation: values.aggregation,
     algorithm: values.algorithm,
+    assignment: values.assignment,
     init: values.init,
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),

@@ -8,7 +8,9 @@ import { registerEvaluate } from './commands/evaluate.ts'
 import { registerHog } from './commands/hog.ts'
 import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
+import { registerPlan } from './commands/plan.ts'
 import { registerSimulate } from './commands/simulate.ts'
+import { registerStudy } from './commands/study.ts'
 import { registerTopology } from './commands/topology.ts'
 import { registerWorker } from './commands/worker.ts'
 
@@ -30,6 +32,8 @@ export function buildProgram(): Command {
   registerBenchKmeans(program)
   registerTopology(program)
   registerSimulate(program)
+  registerPlan(program)
+  registerStudy(program)
   registerEvaluate(program)
   registerColumnStats(program)
   return program

@@ -6,7 +6,12 @@ import { type Command, Option } from 'commander'
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
-import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
+import {
+  type KmeansAlgorithmChoice,
+  type KmeansAssignment,
+  kmeansAlgorithmChoices,
+  kmeansAssignments,
+} from '../../kmeans/algorithm.ts'
 import { benchData } from '../../kmeans/bench-data.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
@@ -22,6 +27,8 @@ export interface BenchKmeansOptions {
   k: number
   iterations: number
   algorithm: KmeansAlgorithmChoice
+  /** Exact (default) or approximate (HNSW) assignment. */
+  assignment?: KmeansAssignment
   /** A .npy to cluster instead of generated data. */
   data?: string
   /** Initial centroids .npy; default: the generated data's seeded random rows, or `--init random` over `data`. */
@@ -48,6 +55,8 @@ export interface BenchKmeansResult {
   inertia: number
   /** Distances evaluated ÷ (n·k·iterations): 1 for Lloyd. */
   distanceFraction: number
+  /** Approximate assignment: the mean of the iterations' sampled recall. */
+  assignmentRecall?: number
   /** Peak resident set, MiB: the largest of the driver's and every worker's process. */
   peakRssMB: number
   /**
@@ -105,12 +114,14 @@ export async function runBenchKmeans(
         chunkBytes: DEFAULT_CHUNK_BYTES,
         kernel: o.kernel,
         algorithm: o.algorithm,
+        assignment: o.assignment,
         json: true,
       },
       silent,
       spawn,
     )
     const fractions = run.reports.map((r) => r.distanceFraction ?? 1)
+    const recalls = run.reports.flatMap((r) => (r.assignmentRecall === undefined ? [] : [r.assignmentRecall]))
     let rss = process.resourceUsage().maxRSS * 1024
     for (const r of run.reports) for (const w of r.workers) rss = Math.max(rss, w.maxRssBytes ?? 0)
     const result: BenchKmeansResult = {
@@ -119,6 +130,9 @@ export async function runBenchKmeans(
       iterations: run.iterations,
       inertia: run.inertia,
       distanceFraction: fractions.reduce((s, v) => s + v, 0) / fractions.length,
+      ...(recalls.length > 0
+        ? { assignmentRecall: recalls.reduce((s, v) => s + v, 0) / recalls.length }
+        : {}),
       peakRssMB: rss / 2 ** 20,
       perIteration: run.reports.map((r, i) => ({
         ms: Math.round(run.iterationMs[i]! * 10) / 10,
@@ -133,7 +147,11 @@ export async function runBenchKmeans(
         ? `${JSON.stringify(result)}\n`
         : `${run.algorithm} on ${o.kernel}: ${result.msPerIteration.toFixed(1)} ms/iteration (median), ` +
             `${result.totalMs.toFixed(0)} ms for ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}, ` +
-            `distance fraction ${result.distanceFraction.toPrecision(3)}, peak RSS ${result.peakRssMB.toFixed(0)} MiB\n`,
+            `distance fraction ${result.distanceFraction.toPrecision(3)}, ` +
+            (result.assignmentRecall === undefined
+              ? ''
+              : `approximate recall ${result.assignmentRecall.toFixed(3)}, `) +
+            `peak RSS ${result.peakRssMB.toFixed(0)} MiB\n`,
     )
     return result
   } finally {
@@ -160,6 +178,11 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
       new Option('--algorithm <name>', 'map-task assignment')
         .choices(kmeansAlgorithmChoices)
         .default('lloyd'),
+    )
+    .addOption(
+      new Option('--assignment <kind>', 'exact, or approximate (HNSW over the centroids)')
+        .choices(kmeansAssignments)
+        .default('exact'),
     )
     .option('--data <file>', 'cluster this .npy instead of generated data')
     .option('--init <file>', 'initial centroids .npy (default: seeded random rows)')

@@ -80,3 +80,17 @@ export function listOf<T extends string>(flag: string, allowed: readonly T[]): (
 export function intList(flag: string): (v: string) => number[] {
   return (v) => v.split(',').map((s) => positiveInt(flag)(s.trim()))
 }
+
+/** Commander parser for an option that takes exactly one of `allowed`. */
+export function oneOf<T extends string>(flag: string, allowed: readonly T[]): (v: string) => T {
+  return (v) => {
+    if (!allowed.includes(v as T))
+      throw new UsageError('BAD_OPTION', `${flag}: '${v}' is not one of ${allowed.join(', ')}`)
+    return v as T
+  }
+}
+
+/** Commander parser for a comma-separated list of non-negative numbers. */
+export function numberList(flag: string): (v: string) => number[] {
+  return (v) => v.split(',').map((s) => nonNegativeNumber(flag)(s.trim()))
+}

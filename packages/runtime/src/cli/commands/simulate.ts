@@ -5,7 +5,6 @@ import {
   parseAggregation,
 } from '../../collectives/regroup/regroup.ts'
 import type { BroadcastScheduleAlgorithm } from '../../collectives/schedules/broadcast-schedule.ts'
-import { UsageError } from '../../errors.ts'
 import { createRng } from '../../random/rng.ts'
 import { buildClusterNetwork } from '../../simulator/cluster-network.ts'
 import {
@@ -26,6 +25,7 @@ import {
   listOf,
   nonNegativeInt,
   nonNegativeNumber,
+  oneOf,
   positiveInt,
   positiveNumber,
 } from './parse-options.ts'
@@ -102,15 +102,6 @@ export async function runSimulateBroadcast(
     }
   }
   return rows
-}
-
-/** Commander parser for an option that takes exactly one of `allowed`. */
-function oneOf<T extends string>(flag: string, allowed: readonly T[]): (v: string) => T {
-  return (v) => {
-    if (!allowed.includes(v as T))
-      throw new UsageError('BAD_OPTION', `${flag}: '${v}' is not one of ${allowed.join(', ')}`)
-    return v as T
-  }
 }
 
 /** Options of `codebook simulate kmeans`. */

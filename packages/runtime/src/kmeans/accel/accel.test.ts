@@ -118,6 +118,23 @@ describe('accelerated assignment = Lloyd labels every iteration', () => {
     }
   }
 
+  // Large k (issue 22): the vocabularies that matter are 10^4–10^6 words. Small d keeps the
+  // brute-force reference affordable in a test (n·k·d = 2·10^8 multiply-adds an iteration).
+  for (const algo of [algorithms[0]!, algorithms[2]!]) {
+    it(`${algo.name} at k = 10,000 (d = 4, n = 5,000; dense passes on ORT) = Lloyd labels, pruning most distances`, async () => {
+      const n = 5000
+      const d = 4
+      const k = 10_000
+      const { points: centroidPool } = generateBlobs({ n: k, d, blobs: 50, seed: 31 })
+      const { points } = generateBlobs({ n, d, blobs: 50, seed: 31 })
+      // More centroids than points: many clusters are empty and keep their centroid (lloydUpdate).
+      const state = algo.make(points, n, d, { dense: ort })
+      const fractions = await expectLloydLabels(state, points, n, d, centroidPool, k, 5)
+      expect(fractions[0]).toBeGreaterThanOrEqual(1)
+      expect(fractions.at(-1)).toBeLessThan(0.5)
+    }, 120_000)
+  }
+
   it('stays exact where float32 cannot rank the centroids (far from the origin): near-ties are settled exactly', async () => {
     const n = 300
     const d = 16
