@@ -121,6 +121,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(topologiesPlugin, { seedDemo: config.seedDemo })
     await app.register(plansPlugin)
     await app.register(runsPlugin, {
+      workerLaunch: config.workerLaunch,
       maxConcurrentRuns: config.maxConcurrentRuns,
       maxWorkersPerRun: config.maxWorkersPerRun,
       maxQueuedRuns: config.maxQueuedRuns,

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from './config.ts'
@@ -43,6 +44,9 @@ describe('loadConfig', () => {
       CODEBOOK_ALLOWED_HOSTS: 'Codebook.Lab.example,.cluster.internal',
       CODEBOOK_UPLOAD_EXPIRY_HOURS: '2',
       CODEBOOK_MAX_EXPANDED_BYTES: '1073741824',
+      CODEBOOK_JOIN_HOST: '10.1.2.3',
+      CODEBOOK_JOIN_TIMEOUT_SECONDS: '90',
+      CODEBOOK_SLURM_WORKER: 'codebook  worker',
     })
     expect(config).toEqual({
       port: 0,
@@ -61,7 +65,24 @@ describe('loadConfig', () => {
       allowedHosts: ['codebook.lab.example', '.cluster.internal'],
       uploadExpiryMs: 2 * 3600_000,
       maxExpandedBytes: 1073741824,
+      workerLaunch: {
+        joinHost: '10.1.2.3',
+        listenHost: '10.1.2.3',
+        joinTimeoutMs: 90_000,
+        slurmWorker: ['codebook', 'worker'],
+      },
     })
+  })
+
+  it('has workers of other hosts join this host by name, listening on every interface, unless given an address', () => {
+    expect(loadConfig({}).workerLaunch).toEqual({
+      joinHost: hostname(),
+      listenHost: '0.0.0.0',
+      joinTimeoutMs: 600_000,
+      slurmWorker: undefined,
+    })
+    expect(loadConfig({ CODEBOOK_JOIN_HOST: 'head.cluster' }).workerLaunch.listenHost).toBe('0.0.0.0')
+    expect(() => loadConfig({ CODEBOOK_JOIN_HOST: 'a b' })).toThrow(/CODEBOOK_JOIN_HOST/)
   })
 
   it('answers to a HOST given by name without listing it in CODEBOOK_ALLOWED_HOSTS', () => {

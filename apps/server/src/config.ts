@@ -1,8 +1,10 @@
 import { isIP } from 'node:net'
+import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CodebookError } from '@codebook/runtime'
 import { z } from 'zod'
+import type { LaunchSettings } from './runs/run-launch.ts'
 
 /** Server configuration, parsed once from the environment by {@link loadConfig} and passed down. */
 export interface Config {
@@ -38,6 +40,8 @@ export interface Config {
   uploadExpiryMs: number
   /** Most bytes one compressed dataset upload may expand to while it is imported. */
   maxExpandedBytes: number
+  /** Workers of `join` and `slurm` runs: where they connect and how long a run waits for them. */
+  workerLaunch: LaunchSettings
 }
 
 // Resolved from this file so it holds for src/ (tsx, tests) and dist/ alike: both sit one level below apps/server.
@@ -115,6 +119,20 @@ const EnvSchema = z.object({
   // A fixed default rather than a multiple of the upload limit: 256 GiB of text is ~25 G values,
   // far past what one machine clusters, and a multiple of 64 GiB would bound nothing.
   CODEBOOK_MAX_EXPANDED_BYTES: byteCount(256 * GiB),
+  // Where workers on other hosts reach this server (join command, Slurm jobs); default this host's name.
+  CODEBOOK_JOIN_HOST: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9.:_-]+$/)
+      .optional(),
+  ),
+  CODEBOOK_JOIN_TIMEOUT_SECONDS: z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().min(1).max(86_400).default(600),
+  ),
+  // The command a Slurm task runs (words split on spaces), e.g. `codebook worker`; default this server's worker entry.
+  CODEBOOK_SLURM_WORKER: z.preprocess(unsetIfEmpty, z.string().optional()),
 })
 
 /** A comma-separated list (empty by default): items trimmed and normalised, each one checked. */
@@ -182,5 +200,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       isIP(e.HOST) === 0 ? [...e.CODEBOOK_ALLOWED_HOSTS, e.HOST.toLowerCase()] : e.CODEBOOK_ALLOWED_HOSTS,
     uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
     maxExpandedBytes: e.CODEBOOK_MAX_EXPANDED_BYTES,
+    workerLaunch: {
+      joinHost: e.CODEBOOK_JOIN_HOST ?? hostname(),
+      // An address is bound as given; a host name may resolve to any interface, so all are bound.
+      listenHost:
+        e.CODEBOOK_JOIN_HOST !== undefined && isIP(e.CODEBOOK_JOIN_HOST) ? e.CODEBOOK_JOIN_HOST : '0.0.0.0',
+      joinTimeoutMs: e.CODEBOOK_JOIN_TIMEOUT_SECONDS * 1000,
+      slurmWorker: e.CODEBOOK_SLURM_WORKER?.split(/\s+/).filter((w) => w !== ''),
+    },
   }
 }

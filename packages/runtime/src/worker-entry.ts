@@ -1,6 +1,6 @@
 /**
  * Entry point of a worker process the driver spawns: `worker-entry.{ts,js} --join HOST:PORT
- * [--rack R] [--token T]`. Kept apart from the CLI so a spawned worker loads only the runtime it
+ * [--rack R] [--token T] [--host H] [--host-name N]` (the flags of `codebook worker`). Kept apart from the CLI so a spawned worker loads only the runtime it
  * needs (not commander and every command), which keeps start-up short.
  */
 
@@ -18,11 +18,20 @@ if (!join) {
   process.stderr.write('worker-entry: --join HOST:PORT is required\n')
   process.exit(2)
 }
-await runWorker({
-  join: parseHostPort(join),
-  applications: workerApplications,
-  rack: arg('--rack'),
-  token: arg('--token'),
-  now: () => performance.now(),
-})
+try {
+  await runWorker({
+    join: parseHostPort(join),
+    applications: workerApplications,
+    rack: arg('--rack'),
+    token: arg('--token') ?? process.env.CODEBOOK_JOIN_TOKEN,
+    host: arg('--host'),
+    hostName: arg('--host-name'),
+    now: () => performance.now(),
+  })
+} catch (err) {
+  // A refused or unreachable worker is bad input (exit 2), as from `codebook worker`.
+  const e = err as Error & { code?: string }
+  process.stderr.write(`${e.code ?? 'WORKER_FAILURE'}: ${e.message}\n`)
+  process.exit(e.code ? 2 : 1)
+}
 process.exit(0)

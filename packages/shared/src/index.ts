@@ -37,6 +37,13 @@ export {
   MisclassifiedImage,
 } from './evaluations.ts'
 export { Health, ServerLimits } from './health.ts'
+export {
+  PlacedWorker,
+  RunLaunch,
+  RunLauncher,
+  runLaunchers,
+  SlurmLaunch,
+} from './launchers.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
 export type { CreatePlanInput, PlanPattern, PlanPlanner } from './plans.ts'
 export {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RunLaunch, RunLauncher, SlurmLaunch } from './launchers.ts'
 import {
   AggregationField,
   runAggregations,
@@ -43,6 +44,8 @@ export type WorkerStageReport = z.infer<typeof WorkerStageReport>
 export const WorkerIterationReport = z.object({
   rank: z.number().int().nonnegative(),
   rack: z.string(),
+  /** Host name the worker reported (absent in older reports). */
+  host: z.string().optional(),
   /** Vectors this worker holds. */
   points: z.number().int().nonnegative(),
   stages: z.record(StageName, WorkerStageReport),
@@ -153,6 +156,10 @@ export const CreateRun = z.object({
   topologyId: z.string().min(1).optional(),
   /** Version of `topologyId` to use; the server fills in the latest when absent, so a run records what it used. */
   topologyVersion: z.number().int().positive().optional(),
+  /** Where the workers run (`runLaunchers` in launchers.ts); runs stored before launchers existed are `local`. */
+  launcher: RunLauncher.default('local'),
+  /** `sbatch` options of a `slurm` run. */
+  slurm: SlurmLaunch.optional(),
 })
 /** What a client sends (defaults optional). */
 export type CreateRunInput = z.input<typeof CreateRun>
@@ -179,6 +186,8 @@ export const Run = z.object({
   vocabularyId: z.string().nullable().optional(),
   /** Iteration whose centroids the run's checkpoint holds (0: none); a resume continues from it. */
   checkpointIteration: z.number().int().nonnegative().optional(),
+  /** How this run's workers were started and where they are (null before it first ran). */
+  launch: RunLaunch.nullable().optional(),
   error: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
   createdAt: z.string(),
   startedAt: z.string().nullable().optional(),

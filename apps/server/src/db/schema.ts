@@ -2,6 +2,7 @@ import type {
   DatasetFormat,
   DatasetStatus,
   RunEventType,
+  RunLaunch,
   RunParams,
   RunStatus,
   VectorDtype,
@@ -70,6 +71,8 @@ export const runs = pgTable(
     checkpointIteration: integer('checkpoint_iteration').notNull().default(0),
     vocabularyId: text('vocabulary_id'),
     error: jsonb('error').$type<{ code: string; message: string }>(),
+    /** How the workers were started (launcher, Slurm job ids, each worker's host and rack); null before the run ran. */
+    launch: jsonb('launch').$type<RunLaunch>(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
     finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),

@@ -1,4 +1,4 @@
-import { workerRacks } from '@codebook/runtime'
+import { rackOfHost, workerRacks } from '@codebook/runtime'
 import type { RunParams, Topology } from '@codebook/shared'
 import { ApiError } from '../http/api-error.ts'
 
@@ -8,14 +8,17 @@ export type GetTopology = (id: string, version?: number) => Promise<{ topology: 
 /** Where a run's workers sit: the topology version it names and the rack of each worker. */
 export interface RunPlacement {
   version: number
-  /** Rack of worker i = the rack of the topology's i-th node. */
-  racks: string[]
+  /** `local` runs: rack of worker i = the rack of the topology's i-th node. */
+  racks?: string[]
+  /** `join` and `slurm` runs: a worker's rack is its host's (the node of that name). */
+  rackOfHost?: (host: string) => string | undefined
 }
 
 /**
- * The placement of a run's workers, or null when the run names no topology.
+ * The placement of a run's workers, or null when the run names no topology. Local workers take
+ * the topology's nodes in order; workers on real hosts (`join`, `slurm`) the rack of their host.
  * @throws ApiError 400 `TOPOLOGY_UNAVAILABLE` without a topology store; `TOPOLOGY_TOO_SMALL` when
- * the topology has fewer nodes than workers.
+ * the topology has fewer nodes than the workers of a local run.
  */
 export async function runPlacement(
   params: RunParams,
@@ -25,5 +28,7 @@ export async function runPlacement(
   if (getTopology === undefined)
     throw new ApiError(400, 'TOPOLOGY_UNAVAILABLE', 'this server has no topology store')
   const found = await getTopology(params.topologyId, params.topologyVersion)
+  if ((params.launcher ?? 'local') !== 'local')
+    return { version: found.version, rackOfHost: rackOfHost(found.topology) }
   return { version: found.version, racks: workerRacks(found.topology, params.workers) }
 }

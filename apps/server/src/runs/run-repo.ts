@@ -1,4 +1,4 @@
-import type { Run, RunEvent, RunEventType, RunParams, RunStatus } from '@codebook/shared'
+import type { Run, RunEvent, RunEventType, RunLaunch, RunParams, RunStatus } from '@codebook/shared'
 import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
 import { runEvents, runs, vocabularies } from '../db/schema.ts'
@@ -15,6 +15,7 @@ function toRun(row: RunRow): Run {
     inertia: row.inertia,
     vocabularyId: row.vocabularyId,
     checkpointIteration: row.checkpointIteration,
+    launch: row.launch,
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
@@ -60,6 +61,8 @@ export interface RunRepo {
   markRunning(id: string): Promise<Run | undefined>
   /** Progress of a running run: iterations done, last inertia, iteration the checkpoint holds (if written). */
   setIteration(id: string, iteration: number, inertia: number, checkpointIteration?: number): Promise<void>
+  /** How a running run's workers were started and where they are; undefined when the run is not running. */
+  setLaunch(id: string, launch: RunLaunch): Promise<Run | undefined>
   /** Final state, only from queued or running; undefined when the run had already ended. */
   finish(id: string, ending: RunEnding): Promise<Run | undefined>
   /**
@@ -120,6 +123,14 @@ export function createRunRepo(db: Database): RunRepo {
         .update(runs)
         .set({ iteration, inertia, ...(checkpointIteration === undefined ? {} : { checkpointIteration }) })
         .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+    },
+    async setLaunch(id, launch) {
+      const [row] = await db
+        .update(runs)
+        .set({ launch })
+        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+        .returning()
+      return row === undefined ? undefined : toRun(row)
     },
     async finish(id, ending) {
       const [row] = await db

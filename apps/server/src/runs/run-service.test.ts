@@ -377,6 +377,7 @@ describe('runs across a restart', () => {
         kernel: 'reference',
         seed: 1,
         init: 'kmeans++',
+        launcher: 'local',
       })
       await repo.markRunning('r1')
       await app.close()

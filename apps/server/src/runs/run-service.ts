@@ -7,6 +7,7 @@ import { ApiError } from '../http/api-error.ts'
 import { hideServerPaths } from '../http/hide-paths.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
 import { createRunEventLog } from './run-event-log.ts'
+import type { LaunchSettings } from './run-launch.ts'
 import { type RunPaths, vocabularyPath } from './run-paths.ts'
 import { type GetTopology, runPlacement } from './run-placement.ts'
 import { FINAL_STATUSES, RESUMABLE_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
@@ -28,8 +29,10 @@ export interface RunServiceDeps {
   maxWorkersPerRun: number
   /** Queued runs at most (429 QUEUE_FULL above). */
   maxQueuedRuns: number
-  /** Starts worker processes (default: local child processes of the server). */
+  /** Starts worker processes of `local` runs (default: local child processes of the server). */
   spawn?: SpawnWorker
+  /** Workers of `join` and `slurm` runs: where they connect, how long a run waits for them. */
+  workerLaunch: LaunchSettings
   /** A saved topology version; without it runs cannot name a topology. */
   getTopology?: GetTopology
 }
@@ -143,6 +146,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         events,
         signal,
         spawn: tracked.spawn,
+        launch: deps.workerLaunch,
         getTopology: deps.getTopology,
         log,
       }).finally(async () => {

@@ -1,11 +1,12 @@
 import { mkdir } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { CodebookError, openNpy, runKmeans, type SpawnWorker, WorkerPool, writeNpy } from '@codebook/runtime'
+import { CodebookError, openNpy, runKmeans, type SpawnWorker, writeNpy } from '@codebook/runtime'
 import type { IterationReport, Run } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { RunEventLog } from './run-event-log.ts'
 import { initOnRunWorker } from './run-init.ts'
+import { type LaunchSettings, startRunPool } from './run-launch.ts'
 import { checkpointPath, datasetVectorsPath, type RunPaths } from './run-paths.ts'
 import { type GetTopology, runPlacement } from './run-placement.ts'
 import type { RunRepo } from './run-repo.ts'
@@ -16,12 +17,14 @@ const PROGRESS_INTERVAL_MS = 1000
 /** What {@link trainRun} needs besides the run. */
 export interface TrainingContext {
   paths: RunPaths
-  repo: Pick<RunRepo, 'setIteration'>
+  repo: Pick<RunRepo, 'setIteration' | 'setLaunch'>
   events: RunEventLog
   /** Aborts on cancel or shutdown: the pool is closed and its workers stopped. */
   signal: AbortSignal
-  /** Starts worker processes (tracked by the caller). */
+  /** Starts worker processes of a `local` run (tracked by the caller). */
   spawn: SpawnWorker
+  /** Settings of the `join` and `slurm` launchers. */
+  launch: LaunchSettings
   getTopology?: GetTopology
   log: FastifyBaseLogger
 }
@@ -64,13 +67,29 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
     await events.say(
       run.id,
       'info',
-      `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(placed.racks)].join(', ')}.`,
+      placed.racks
+        ? `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(placed.racks)].join(', ')}.`
+        : `Topology ${p.topologyId} v${placed.version}: each worker on the rack of its host.`,
     )
-  const pool = await WorkerPool.start({ workers: p.workers, spawn: ctx.spawn, racks: placed?.racks })
+  const launched = await startRunPool({
+    run,
+    runDir: join(ctx.paths.runs, run.id),
+    repo: ctx.repo,
+    events,
+    signal,
+    spawn: ctx.spawn,
+    settings: ctx.launch,
+    racks: placed?.racks,
+    rackOfHost: placed?.rackOfHost,
+  })
+  const { pool } = launched
+  const launcher = p.launcher ?? 'local'
+  const where =
+    launcher === 'local' ? 'started' : `joined (${launcher}) on ${[...new Set(pool.hosts)].join(', ')}`
   await events.say(
     run.id,
     'info',
-    `${p.workers} worker process${p.workers === 1 ? '' : 'es'} started (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, ${p.reduction === 'regroup' ? `aggregation ${p.aggregation}` : `reduction ${p.reduction}`}, ${p.algorithm}, kernel ${p.kernel}).`,
+    `${p.workers} worker process${p.workers === 1 ? '' : 'es'} ${where} (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, ${p.reduction === 'regroup' ? `aggregation ${p.aggregation}` : `reduction ${p.reduction}`}, ${p.algorithm}, kernel ${p.kernel}).`,
   )
   const stopLostLog = pool.onWorkerLost((rank) => {
     if (!signal.aborted)
@@ -82,12 +101,12 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
   })
   let closing: Promise<void> | undefined
   const closePool = () => {
-    closing ??= pool.close()
+    closing ??= launched.close()
     return closing
   }
   const onAbort = () => void closePool()
   signal.addEventListener('abort', onAbort, { once: true })
-  const recorder = iterationRecorder(run, ctx, start)
+  const recorder = iterationRecorder(run, ctx, start, launched.noteWorkers)
   try {
     signal.throwIfAborted()
     // The init runs on worker 0 (its O(k · sample · d) work would otherwise block this event loop).
@@ -113,8 +132,11 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       kernel: p.kernel,
       algorithm: p.algorithm,
       assignment: p.assignment,
-      // Local workers share this machine: split its cores between them (as `codebook kmeans`).
-      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / p.workers)),
+      // Workers sharing a host split its cores (as `codebook kmeans`); a worker alone on its host uses all of that host's.
+      threadsPerTask:
+        new Set(pool.hosts).size === p.workers && launcher !== 'local'
+          ? undefined
+          : Math.max(1, Math.floor(availableParallelism() / p.workers)),
       now: () => performance.now(),
       onIteration: recorder.onIteration,
     })
@@ -188,7 +210,12 @@ async function readCheckpoint(run: Run, d: number, paths: RunPaths): Promise<Flo
  * Records each iteration in order: its centroids checkpointed (atomically) before its event, so a
  * run's last iteration event always has its checkpoint on disk; progress at most once a second.
  */
-function iterationRecorder(run: Run, ctx: TrainingContext, start: RunStart) {
+function iterationRecorder(
+  run: Run,
+  ctx: TrainingContext,
+  start: RunStart,
+  noteWorkers: () => Promise<void>,
+) {
   const p = run.params
   const { offset, d } = start
   let chain: Promise<void> = Promise.resolve()
@@ -203,6 +230,7 @@ function iterationRecorder(run: Run, ctx: TrainingContext, start: RunStart) {
         await writeNpy(checkpointPath(ctx.paths, run.id), copy, p.k, d)
         await ctx.repo.setIteration(run.id, report.iteration, report.inertia, report.iteration)
         await ctx.events.record(run.id, 'iteration', report)
+        await noteWorkers()
         const now = performance.now()
         if (now - lastProgressAt < PROGRESS_INTERVAL_MS && report.iteration !== p.maxIterations) return
         lastProgressAt = now

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { IterationReport } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { LaunchSettings } from './run-launch.ts'
 import { createRunRepo } from './run-repo.ts'
 import { createRunService, type RunService } from './run-service.ts'
 import { attachRunSocket, type RunEventPublisher } from './run-socket.ts'
@@ -20,6 +21,7 @@ declare module 'fastify' {
 
 /** Options of {@link runsPlugin}. */
 export interface RunsPluginOptions {
+  workerLaunch: LaunchSettings
   maxConcurrentRuns: number
   maxWorkersPerRun: number
   maxQueuedRuns: number
@@ -48,6 +50,7 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
     log: app.log,
     // Looked up per call: runs only need the topology store when a run names a topology.
     getTopology: (id, version) => app.topologies.getVersion(id, version),
+    workerLaunch: options.workerLaunch,
     maxConcurrentRuns: options.maxConcurrentRuns,
     maxWorkersPerRun: options.maxWorkersPerRun,
     maxQueuedRuns: options.maxQueuedRuns,

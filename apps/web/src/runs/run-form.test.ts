@@ -118,6 +118,45 @@ describe('validateRunForm', () => {
   })
 })
 
+describe('validateRunForm: launchers', () => {
+  it('sends the slurm fields given, checks each at its field, and lets join and slurm outgrow the topology', () => {
+    const slurm = {
+      ...form,
+      launcher: 'slurm' as const,
+      slurmPartition: 'gpu',
+      slurmTimeLimit: '2:00:00',
+      slurmNodes: '2',
+    }
+    const ok = validateRunForm(slurm, ctx())
+    expect(ok.ok && ok.input).toMatchObject({
+      launcher: 'slurm',
+      slurm: { partition: 'gpu', nodes: 2, timeLimit: '2:00:00' },
+    })
+    expect(CreateRun.safeParse(ok.ok && ok.input).success).toBe(true)
+    expect(
+      validateRunForm(
+        { ...slurm, slurmTimeLimit: '2h', slurmTasksPerNode: '0', slurmPartition: 'a b' },
+        ctx(),
+      ),
+    ).toEqual({
+      ok: false,
+      errors: {
+        slurmTimeLimit: 'Time limit as sbatch takes it: 30, 2:00:00 or 1-12',
+        slurmTasksPerNode: 'Tasks per node must be at least 1',
+        slurmPartition: 'Partition: letters, digits, . _ -',
+      },
+    })
+    // Slurm fields belong to slurm runs only.
+    const join = validateRunForm({ ...slurm, launcher: 'join' }, ctx())
+    expect(join.ok && join.input.slurm).toBeUndefined()
+    // Workers on real hosts take their host's rack: the topology's node count does not bound them.
+    const topology = { topology: { latestVersion: 1, nodes: 2 } }
+    const big = { ...form, workers: '5', topologyId: 't1' }
+    expect(validateRunForm({ ...big, launcher: 'join' }, ctx(topology)).ok).toBe(true)
+    expect(validateRunForm(big, ctx(topology)).ok).toBe(false)
+  })
+})
+
 describe('runFormFromSearch', () => {
   it('preselects the topology and version of "Run on this topology"', () => {
     expect(runFormFromSearch('?topology=abc&version=3')).toMatchObject({

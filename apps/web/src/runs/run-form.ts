@@ -10,8 +10,10 @@ import {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  type runLaunchers,
   runReductions,
   type ServerLimits,
+  SlurmLaunch,
 } from '@codebook/shared'
 
 /** The new-run form as typed: numbers stay strings until validated. */
@@ -35,6 +37,13 @@ export interface RunFormValues {
   topologyId: string
   /** Its version; '' = the latest at launch. */
   topologyVersion: string
+  /** Where the workers run: local children of the server, a Slurm job, or workers that join. */
+  launcher: (typeof runLaunchers)[number]
+  /** `slurm`: sbatch's partition, nodes, tasks per node and time limit; '' = Slurm's default. */
+  slurmPartition: string
+  slurmNodes: string
+  slurmTasksPerNode: string
+  slurmTimeLimit: string
 }
 
 /** The fixed choices of the form's selects, from the shared schema's enums. */
@@ -67,6 +76,11 @@ export const defaultRunForm: RunFormValues = {
   kernel: runDefaults.kernel,
   topologyId: '',
   topologyVersion: '',
+  launcher: 'local',
+  slurmPartition: '',
+  slurmNodes: '',
+  slurmTasksPerNode: '',
+  slurmTimeLimit: '',
 }
 
 /** What the checks need to know beyond the form: the chosen dataset's n, the server's limits, the topology. */
@@ -96,20 +110,64 @@ function checkWorkers(
   text: string,
   ctx: RunFormContext,
   version: number | null,
+  launcher: RunFormValues['launcher'],
 ): [number | null, string | null] {
   const serverMax = ctx.limits?.maxWorkersPerRun ?? runBounds.workers
   const [workers, err] = integerIn(text, 1, Math.min(serverMax, runBounds.workers), 'Workers')
   if (err !== null)
     return [null, ctx.limits && /at most/.test(err) ? `${err} (this server's limit per run)` : err]
   // Only the latest version's node count is known here; the server checks older versions.
+  // Workers on real hosts (join, slurm) take their host's rack, whatever the topology's size.
   const t = ctx.topology
-  if (t && (version === null || version === t.latestVersion) && (workers as number) > t.nodes)
+  if (
+    t &&
+    launcher === 'local' &&
+    (version === null || version === t.latestVersion) &&
+    (workers as number) > t.nodes
+  )
     return [null, `The topology has ${t.nodes} nodes: at most ${t.nodes} workers`]
   return [workers, null]
 }
 
 /** Readable words for the schema's refusals the form does not check itself. */
-const schemaMessages: Record<string, string> = { kernel: 'Kernel: lowercase letters, digits, dashes' }
+const schemaMessages: Record<string, string> = {
+  kernel: 'Kernel: lowercase letters, digits, dashes',
+  slurmPartition: 'Partition: letters, digits, . _ -',
+  slurmTimeLimit: 'Time limit as sbatch takes it: 30, 2:00:00 or 1-12',
+}
+
+/** The form field of a schema issue: `slurm.timeLimit` is the field `slurmTimeLimit`. */
+function issueField(path: readonly PropertyKey[]): string | undefined {
+  const [head, sub] = path
+  if (head === 'slurm' && typeof sub === 'string') return `slurm${sub[0]!.toUpperCase()}${sub.slice(1)}`
+  return typeof head === 'string' ? head : undefined
+}
+
+/** The `slurm` part of the request: the fields given, each checked; nothing for other launchers. */
+function slurmInput(values: RunFormValues, errors: RunFormErrors): CreateRunInput['slurm'] {
+  if (values.launcher !== 'slurm') return undefined
+  const slurm: NonNullable<CreateRunInput['slurm']> = {}
+  for (const [field, key, label] of [
+    ['slurmNodes', 'nodes', 'Nodes'],
+    ['slurmTasksPerNode', 'tasksPerNode', 'Tasks per node'],
+  ] as const) {
+    if (values[field].trim() === '') continue
+    const [v, err] = integerIn(values[field], 1, 10_000, label)
+    if (err) errors[field] = err
+    else slurm[key] = v as number
+  }
+  // Partition and time limit are checked by the shared schema's own rules.
+  for (const [field, key] of [
+    ['slurmPartition', 'partition'],
+    ['slurmTimeLimit', 'timeLimit'],
+  ] as const) {
+    const text = values[field].trim()
+    if (text === '') continue
+    if (SlurmLaunch.shape[key].safeParse(text).success) slurm[key] = text
+    else errors[field] = schemaMessages[field]
+  }
+  return slurm
+}
 
 /**
  * Checks the form against every limit the server enforces (the shared `CreateRun` schema, the
@@ -138,7 +196,7 @@ export function validateRunForm(
     if (vErr) errors.topologyVersion = vErr
     version = v
   }
-  const [workers, wErr] = checkWorkers(values.workers, ctx, version)
+  const [workers, wErr] = checkWorkers(values.workers, ctx, version, values.launcher)
   if (wErr) errors.workers = wErr
   const [slots, sErr] = integerIn(values.slots, 1, runBounds.slots, 'Slots')
   if (sErr) errors.slots = sErr
@@ -148,6 +206,7 @@ export function validateRunForm(
   if (values.tol.trim() === '' || !Number.isFinite(tol) || tol < 0) errors.tol = 'tol must be a number ≥ 0'
   if (ctx.limits && !ctx.limits.kernels.includes(values.kernel))
     errors.kernel = `Kernel must be one of ${ctx.limits.kernels.join(', ')}`
+  const slurm = slurmInput(values, errors)
   if (Object.keys(errors).length > 0) return { ok: false, errors }
   const input: CreateRunInput = {
     datasetId: values.datasetId,
@@ -167,14 +226,16 @@ export function validateRunForm(
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
     ...(version === null ? {} : { topologyVersion: version }),
+    ...(values.launcher === 'local' ? {} : { launcher: values.launcher }),
+    ...(slurm === undefined ? {} : { slurm }),
   }
   // The body must pass the server's own schema: whatever the checks above do not restate (the
   // kernel's spelling, a bound added later) is found here, at its field.
   const checked = CreateRun.safeParse(input)
   if (checked.success) return { ok: true, input }
   for (const issue of checked.error.issues) {
-    const field = issue.path[0]
-    if (typeof field === 'string' && field in values && !errors[field as keyof RunFormValues])
+    const field = issueField(issue.path)
+    if (field !== undefined && field in values && !errors[field as keyof RunFormValues])
       errors[field as keyof RunFormValues] = schemaMessages[field] ?? `${field}: ${issue.message}`
   }
   return { ok: false, errors }

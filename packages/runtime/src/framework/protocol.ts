@@ -16,6 +16,8 @@ export const RegisterMessage = z.object({
   port: z.number().int().min(0).max(65535),
   rack: z.string().nullable(),
   pid: z.number().int(),
+  /** The worker's host name (`os.hostname()` or `--host-name`): a topology maps it to a rack. */
+  hostName: z.string().optional(),
 })
 export type RegisterMessage = z.infer<typeof RegisterMessage>
 
@@ -46,6 +48,13 @@ export type RequestMessage = z.infer<typeof RequestMessage>
 /** A request as the driver writes it (defaults may be left out); the pool assigns the id. */
 export type Request = DistributiveOmit<z.input<typeof RequestMessage>, 'id'>
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** Driver → worker, instead of set-up: the pool refused this worker (`JOIN_REFUSED`: no or a wrong secret). */
+export const RefusedMessage = z.object({
+  type: z.literal('refused'),
+  code: z.string(),
+  message: z.string(),
+})
 
 /** Worker → driver: the answer to request `id`. */
 export const ReplyMessage = z.discriminatedUnion('ok', [

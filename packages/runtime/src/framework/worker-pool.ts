@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
-import { randomInt } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import net from 'node:net'
 import { CodebookError } from '../errors.ts'
 import { DEFAULT_CHUNK_BYTES, type PeerAddress } from '../transport/data-plane.ts'
@@ -15,16 +15,29 @@ export interface WorkerPoolOptions {
   workers: number
   /** Starts local workers; null waits for p workers to join with `codebook worker --join`. */
   spawn: SpawnWorker | null
-  /** Rack of each rank (worker i ↔ i-th topology node); missing ranks use the rack a worker reports, else one shared rack. */
+  /** Rack of each rank (worker i ↔ i-th topology node); missing ranks use {@link rackOfHost}, the rack a worker reports, else one shared rack. */
   racks?: readonly string[]
+  /** Rack of a worker by the host name it reports (a topology's node names): the real placement of joined workers. */
+  rackOfHost?: (hostName: string) => string | undefined
+  /**
+   * The secret a joining worker must present as `--token` (random when absent; read it from
+   * {@link WorkerPool.secret}). Any other token is refused with `JOIN_REFUSED`.
+   */
+  secret?: string
+  /** Without `spawn`: asks the launcher for a new worker to replace lost `rank` (e.g. another Slurm job); the pool then awaits its join. */
+  requestReplacement?: (rank: number) => Promise<void> | void
+  /** Without `spawn`: called as workers join, with how many have and how many are awaited. */
+  onJoined?: (joined: number, expected: number) => void
+  /** Stops waiting for workers to register (`POOL_ABORTED`). */
+  signal?: AbortSignal
   chunkBytes?: number
   /** Control listener host and port (port 0: any). */
   host?: string
   port?: number
   /** How long to wait for all workers to register. */
   registerTimeoutMs?: number
-  /** Called once the control listener is bound: the address to give `codebook worker --join`. */
-  onListening?: (address: PeerAddress) => void
+  /** Called once the control listener is bound: the address and secret to give `codebook worker --join ADDRESS --token SECRET`. */
+  onListening?: (address: PeerAddress, secret: string) => void
 }
 
 interface WorkerRecord {
@@ -33,6 +46,8 @@ interface WorkerRecord {
   child: ChildProcess | null
   addr: PeerAddress
   reportedRack: string | null
+  hostName: string
+  pid: number
   alive: boolean
   pending: Map<number, { resolve: (m: WorkerReply) => void; reject: (e: Error) => void }>
 }
@@ -47,6 +62,13 @@ export interface WorkerReply {
 export class WorkerLostError extends CodebookError {
   constructor(readonly rank: number) {
     super('WORKER_LOST', `worker ${rank} was lost (process exited or connection closed)`)
+  }
+}
+
+/** A worker presented no token, or not the run's secret: the pool refuses it. */
+export class JoinRefusedError extends CodebookError {
+  constructor(message: string) {
+    super('JOIN_REFUSED', message)
   }
 }
 
@@ -71,11 +93,18 @@ export class WorkerRequestError extends CodebookError {
 export class WorkerPool {
   private readonly workers: WorkerRecord[] = []
   private readonly waitingTokens = new Map<string, (ch: ControlChannel, hello: RegisterMessage) => void>()
+  /** Workers that joined with the secret and await a rank. */
+  private readonly joined: { channel: ControlChannel; hello: RegisterMessage }[] = []
+  private wakeJoinWaiter: () => void = () => {}
   private readonly lostListeners: ((rank: number) => void)[] = []
   private nextId = 1
   private nextOp = 1
   private generation = 0
   racks: string[] = []
+  /** Host name each worker reported (`os.hostname()` or its `--host-name`), by rank. */
+  hosts: string[] = []
+  /** The token a joining worker must present (`codebook worker --join HOST:PORT --token SECRET`). */
+  readonly secret: string
   /** This job's data-plane session: workers refuse connections meant for another job. */
   readonly session = randomInt(1, 0xffffffff)
   chunkBytes: number
@@ -87,6 +116,7 @@ export class WorkerPool {
     private readonly opts: WorkerPoolOptions,
   ) {
     this.chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES
+    this.secret = opts.secret ?? randomBytes(16).toString('hex')
   }
 
   /** Opens the control listener, starts (or awaits) p workers and sends each its rank and peers. */
@@ -101,9 +131,7 @@ export class WorkerPool {
       server.listen(opts.port ?? 0, host, () => resolve())
     })
     pool.address = { host, port: (server.address() as net.AddressInfo).port }
-    opts.onListening?.(pool.address)
-    const external: { channel: ControlChannel; hello: RegisterMessage }[] = []
-    let externalWake: () => void = () => {}
+    opts.onListening?.(pool.address, pool.secret)
     server.on('connection', (socket) => {
       const channel = new ControlChannel(socket)
       let registered = false
@@ -113,15 +141,7 @@ export class WorkerPool {
         // Anything but a well-formed register from a stranger on the control port: drop it.
         if (!hello.success) return channel.close()
         registered = true
-        const token = hello.data.token
-        const waiter = token ? pool.waitingTokens.get(token) : undefined
-        if (waiter) {
-          pool.waitingTokens.delete(token!)
-          waiter(channel, hello.data)
-        } else {
-          external.push({ channel, hello: hello.data })
-          externalWake()
-        }
+        pool.admit(channel, hello.data)
       })
     })
     const p = opts.workers
@@ -130,25 +150,13 @@ export class WorkerPool {
       if (opts.spawn) {
         await Promise.all(Array.from({ length: p }, (_, rank) => pool.spawnFor(rank, timeout)))
       } else {
-        const deadline = Date.now() + timeout
-        while (external.length < p) {
-          if (Date.now() > deadline)
-            throw new CodebookError(
-              'POOL_REGISTER_TIMEOUT',
-              `only ${external.length} of ${p} workers joined within ${timeout} ms`,
-            )
-          await new Promise<void>((r) => {
-            externalWake = r
-            setTimeout(r, 200)
-          })
+        for (let rank = 0; rank < p; rank++) {
+          const { channel, hello } = await pool.nextJoined(timeout, `${rank} of ${p} workers joined`)
+          pool.adopt(rank, channel, hello, null)
+          opts.onJoined?.(rank + 1, p)
         }
-        for (let rank = 0; rank < p; rank++)
-          pool.adopt(rank, external[rank]!.channel, external[rank]!.hello, null)
       }
-      pool.racks = Array.from(
-        { length: p },
-        (_, r) => opts.racks?.[r] ?? pool.workers[r]!.reportedRack ?? 'rack-0',
-      )
+      pool.racks = Array.from({ length: p }, (_, r) => opts.racks?.[r] ?? pool.placedRack(pool.workers[r]!))
       const peers = pool.workers.map((w) => w.addr)
       await Promise.all(
         pool.workers.map((w) =>
@@ -167,6 +175,62 @@ export class WorkerPool {
       throw err
     }
     return pool
+  }
+
+  /** A registering worker: the spawned one its token names, one presenting the secret, or refused. */
+  private admit(channel: ControlChannel, hello: RegisterMessage): void {
+    const token = hello.token
+    const waiter = token ? this.waitingTokens.get(token) : undefined
+    if (waiter) {
+      this.waitingTokens.delete(token!)
+      waiter(channel, hello)
+    } else if (token !== null && token === this.secret) {
+      this.joined.push({ channel, hello })
+      this.wakeJoinWaiter()
+    } else {
+      const err = new JoinRefusedError(
+        token === null
+          ? "no token: start the worker with --token and the run's secret"
+          : "wrong token: it is not this run's secret",
+      )
+      channel.send({ type: 'refused', id: 0, code: err.code, message: err.message })
+      channel.socket.end()
+    }
+  }
+
+  /** The next worker that joined with the secret (`POOL_REGISTER_TIMEOUT` after `timeoutMs`). */
+  private async nextJoined(
+    timeoutMs: number,
+    progress: string,
+  ): Promise<{ channel: ControlChannel; hello: RegisterMessage }> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      // A worker that joined and went away before it got a rank is skipped.
+      const next = this.joined.shift()
+      if (next && !next.channel.closed) return next
+      if (next) continue
+      if (this.opts.signal?.aborted)
+        throw new CodebookError('POOL_ABORTED', `stopped waiting for workers (${progress})`)
+      if (Date.now() > deadline)
+        throw new CodebookError('POOL_REGISTER_TIMEOUT', `timed out after ${timeoutMs} ms: ${progress}`)
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, 200)
+        this.wakeJoinWaiter = () => {
+          clearTimeout(timer)
+          r()
+        }
+      })
+    }
+  }
+
+  /** A worker's rack: the topology's rack for its host name, else the rack it reported, else one shared rack. */
+  private placedRack(w: WorkerRecord): string {
+    return this.opts.rackOfHost?.(w.hostName) ?? w.reportedRack ?? 'rack-0'
+  }
+
+  /** Process id worker `rank` reported (on its own host). */
+  pid(rank: number): number | undefined {
+    return this.workers[rank]?.pid
   }
 
   /** Number of workers p. */
@@ -205,7 +269,8 @@ export class WorkerPool {
         'POOL_NO_SPAWN',
         `cannot start a worker for rank ${rank}: this pool does not spawn`,
       )
-    const token = `r${rank}-g${this.generation++}`
+    // Unguessable, so a stranger on the control port cannot take a spawned worker's rank.
+    const token = `r${rank}-g${this.generation++}-${randomBytes(8).toString('hex')}`
     const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token])
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -247,12 +312,15 @@ export class WorkerPool {
       rank,
       channel,
       child,
-      addr: { host: hello.host, port: hello.port },
+      addr: { host: reachableHost(hello.host, channel), port: hello.port },
       reportedRack: hello.rack,
+      hostName: hello.hostName ?? channel.socket.remoteAddress ?? 'unknown',
+      pid: hello.pid,
       alive: true,
       pending: new Map(),
     }
     this.workers[rank] = w
+    this.hosts[rank] = w.hostName
     channel.onMessage((m) => {
       const reply = ReplyMessage.safeParse(m.body)
       if (!reply.success) {
@@ -309,13 +377,22 @@ export class WorkerPool {
   }
 
   /**
-   * Replaces lost worker `rank` with a freshly spawned process that takes its rank, then tells
-   * every live worker the new address.
+   * Replaces lost worker `rank` with a freshly spawned process (or, without `spawn`, the next
+   * worker to join with the secret, after asking `requestReplacement` for one) that takes its
+   * rank, then tells every live worker the new address.
    */
   async replace(rank: number): Promise<void> {
     const old = this.workers[rank]
     old?.child?.kill('SIGKILL')
-    await this.spawnFor(rank, this.opts.registerTimeoutMs ?? 60_000)
+    const timeout = this.opts.registerTimeoutMs ?? 60_000
+    if (this.opts.spawn) await this.spawnFor(rank, timeout)
+    else {
+      await this.opts.requestReplacement?.(rank)
+      const { channel, hello } = await this.nextJoined(timeout, `no worker joined to replace rank ${rank}`)
+      this.adopt(rank, channel, hello, null)
+      // A topology places the new worker by its host: its rack may differ from the lost one's.
+      if (this.opts.racks?.[rank] === undefined) this.racks[rank] = this.placedRack(this.workers[rank]!)
+    }
     const peers = this.workers.map((w) => w.addr)
     await this.request(rank, {
       type: 'setup',
@@ -365,6 +442,13 @@ export class WorkerPool {
         w.channel.close()
       }),
     )
+    for (const j of this.joined.splice(0)) j.channel.close()
     await new Promise<void>((r) => this.server.close(() => r()))
   }
+}
+
+/** A worker listening on every interface (`--host 0.0.0.0`) is reached at the address it connected from. */
+function reachableHost(reported: string, channel: ControlChannel): string {
+  const any = reported === '' || reported === '0.0.0.0' || reported === '::'
+  return any ? (channel.socket.remoteAddress ?? reported).replace(/^::ffff:/, '') : reported
 }

@@ -1,10 +1,17 @@
 import net from 'node:net'
+import { hostname } from 'node:os'
 import { CodebookError } from '../errors.ts'
 import { DataPlane, type PeerAddress } from '../transport/data-plane.ts'
 import type { Application, HandlerReply, WorkerContext } from './application.ts'
 import { runCollective } from './collective-task.ts'
 import { ControlChannel, type ControlMessage } from './control-channel.ts'
-import { parseControl, type RegisterMessage, type ReplyMessage, RequestMessage } from './protocol.ts'
+import {
+  parseControl,
+  RefusedMessage,
+  type RegisterMessage,
+  type ReplyMessage,
+  RequestMessage,
+} from './protocol.ts'
 
 /** Options of {@link runWorker}; dependencies (clock, applications) are passed in. */
 export interface WorkerOptions {
@@ -14,8 +21,10 @@ export interface WorkerOptions {
   applications: readonly Application[]
   /** Rack this worker reports (a topology given to the driver overrides it). */
   rack?: string
-  /** Token the driver gave a worker it spawned, so it gets the rank it was spawned for. */
+  /** Token the driver gave a worker it spawned (so it gets the rank it was spawned for), or the run's secret for a joining worker. */
   token?: string
+  /** Host name reported to the driver (default `os.hostname()`; tests pose as other hosts). */
+  hostName?: string
   /** Data-plane listen host. */
   host?: string
   /** Monotonic milliseconds. */
@@ -42,9 +51,14 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const states = new Map<string, unknown>()
   const send = (reply: ReplyMessage, blobs: Uint8Array[] = []) => control.send(reply, blobs)
 
-  const done = new Promise<void>((resolve) => {
+  const done = new Promise<void>((resolve, reject) => {
     control.onClose(() => resolve())
     control.onMessage((m) => {
+      const refused = rank < 0 ? RefusedMessage.safeParse(m.body) : undefined
+      if (refused?.success)
+        return reject(
+          new CodebookError(refused.data.code, `the driver refused this worker: ${refused.data.message}`),
+        )
       handle(m).catch((err: unknown) => {
         const e = err as Error & { code?: string; ranks?: number[] }
         const id = typeof m.body.id === 'number' ? m.body.id : 0
@@ -124,10 +138,15 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     port: addr.port,
     rack: opts.rack ?? null,
     pid: process.pid,
+    hostName: opts.hostName ?? hostname(),
   }
   control.send(register)
-  await done
-  await plane.close()
+  try {
+    await done
+  } finally {
+    control.close()
+    await plane.close()
+  }
 }
 
 async function connectWithRetry(addr: PeerAddress, attempts: number): Promise<net.Socket> {

@@ -274,7 +274,14 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
         { k, d, sums: done.sums, counts: done.counts },
         createRng(opts.seed + iteration),
       )
-      const report = buildReport(iteration, done.results, pool.racks, update.emptyClustersSplit, restarts)
+      const report = buildReport(
+        iteration,
+        done.results,
+        pool.racks,
+        update.emptyClustersSplit,
+        restarts,
+        pool.hosts,
+      )
       report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
       report.broadcastBytesSaved = broadcastBytesSaved
       report.reduction = opts.reduction ?? 'regroup'
@@ -338,6 +345,8 @@ export function buildReport(
   racks: readonly string[],
   emptyClustersSplit: number,
   restarts: number,
+  /** Host name of each rank (as the workers reported them). */
+  hosts: readonly string[] = [],
 ): IterationReport {
   const stages = {} as IterationReport['stages']
   for (const s of stageNames) {
@@ -357,6 +366,7 @@ export function buildReport(
   const workers: WorkerIterationReport[] = results.map((r) => ({
     rank: r.rank,
     rack: racks[r.rank] ?? '',
+    ...(hosts[r.rank] === undefined ? {} : { host: hosts[r.rank] }),
     points: r.points,
     stages: Object.fromEntries(
       stageNames.map((s: StageName) => {

@@ -32,3 +32,12 @@ export function workerRacks(t: Topology | null, p: number): string[] {
     )
   return nodes.slice(0, p).map((n) => n.rack)
 }
+
+/**
+ * Rack of a worker by its host name: the topology node of that name (or of its short name, the
+ * part before the first dot, as Slurm names nodes), else undefined. How joined workers are placed.
+ */
+export function rackOfHost(t: Topology): (hostName: string) => string | undefined {
+  const racks = new Map(topologyNodes(t).map((n) => [n.node.name, n.rack]))
+  return (hostName) => racks.get(hostName) ?? racks.get(hostName.split('.')[0]!)
+}

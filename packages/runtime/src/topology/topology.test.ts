@@ -2,8 +2,9 @@ import { Topology, topologyNodes } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { createRng } from '../random/rng.ts'
 import { chainOrder, rackCrossings } from './chain-order.ts'
+import { parseSlurmTopology } from './formats/slurm.ts'
 import { generateTopology } from './generate.ts'
-import { workerRacks } from './load-topology.ts'
+import { rackOfHost, workerRacks } from './load-topology.ts'
 
 describe('generateTopology', () => {
   it('builds sites × racks × nodes with unique names that the schema accepts', () => {
@@ -39,5 +40,17 @@ describe('chainOrder', () => {
     expect(a).toEqual(chainOrder('random', racks, 2, createRng(9)))
     expect(a[0]).toBe(2)
     expect([...a].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+  })
+})
+
+describe('rackOfHost', () => {
+  it('places a host by its name in a Slurm topology.conf, its short name too, and no unknown host', () => {
+    const t = parseSlurmTopology('SwitchName=s1 Nodes=node[1-2]\nSwitchName=s2 Nodes=node[3-4]\n')
+    const rack = rackOfHost(t)
+    const placed = ['node1', 'node2.cluster.example', 'node3', 'node4'].map(rack)
+    expect(placed[0]).toBe(placed[1])
+    expect(placed[2]).toBe(placed[3])
+    expect(placed[0]).not.toBe(placed[2])
+    expect(rack('node9')).toBeUndefined()
   })
 })

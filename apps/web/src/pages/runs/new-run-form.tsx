@@ -10,6 +10,7 @@ import {
   runFormFromSearch,
   validateRunForm,
 } from '../../runs/run-form.ts'
+import { LauncherFields } from './launcher-fields.tsx'
 
 type TextField = 'k' | 'maxIterations' | 'workers' | 'slots' | 'tol' | 'seed'
 
@@ -67,7 +68,7 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
     create.mutate(result.input, { onSuccess: (run) => navigate(`/runs/${run.id}`) })
   }
   // As typed: the fields whose limit depends on the dataset, the server or the topology; the rest once submitted.
-  const live = new Set<keyof RunFormValues>(['k', 'workers', 'kernel', 'topologyVersion'])
+  const live = new Set<keyof RunFormValues>(['k', 'workers', 'kernel', 'topologyVersion', 'slurmTimeLimit'])
   const shown = (name: keyof RunFormValues) => (touched || live.has(name) ? errors[name] : undefined)
   const fieldError = (name: keyof RunFormValues) =>
     shown(name) && (
@@ -109,6 +110,7 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
             onVersion={(version) => set('topologyVersion', version)}
             versionError={fieldError('topologyVersion')}
           />
+          <LauncherFields values={values} set={set} fieldError={fieldError} />
           {TEXT_FIELDS.map((f) => (
             <div className="field" key={f.name}>
               <label htmlFor={`run-${f.name}`}>{f.label}</label>

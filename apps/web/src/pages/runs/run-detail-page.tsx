@@ -15,6 +15,7 @@ import { isRunResumable, useResumeRun } from '../../runs/run-mutations.ts'
 import { runStopReason } from '../../runs/run-outcome.ts'
 import { useRunEvents, useThrottled } from '../../runs/use-run-events.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
+import { RunLaunchCard } from './run-launch-card.tsx'
 import { RunLogPanel } from './run-log-panel.tsx'
 import { RunSources } from './run-sources.tsx'
 import { useNow } from './runs-page.tsx'
@@ -136,6 +137,7 @@ export function RunDetailPage(props: { id: string }) {
         </div>
         <Params run={r} />
       </section>
+      <RunLaunchCard run={r} />
       {r.status === 'succeeded' && r.vocabularyId && <VocabularyCard vocabularyId={r.vocabularyId} />}
 
       <section className="card" aria-label="Stage times">
@@ -246,6 +248,7 @@ function Params(props: { run: Run }) {
     ['algorithm', p.algorithm],
     ['kernel', p.kernel],
     ['seed', p.seed],
+    ['launcher', p.launcher ?? 'local'],
     [
       'topology',
       p.topologyId === undefined ? 'none' : `${p.topologyId.slice(0, 8)} v${p.topologyVersion ?? 'latest'}`,

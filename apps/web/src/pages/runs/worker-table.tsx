@@ -5,7 +5,7 @@ import { criticalWorkers } from '../../runs/run-events.ts'
 import { formatInertia } from './run-format.ts'
 
 /**
- * Per-worker detail of one iteration: time per stage (the worker on the critical path of each stage
+ * Per-worker detail of one iteration: host and rack, time per stage (the worker on the critical path of each stage
  * is marked), and bytes sent within the rack and across racks over all stages.
  */
 export const WorkerTable = memo(function WorkerTable(props: { report: IterationReport }) {
@@ -17,6 +17,7 @@ export const WorkerTable = memo(function WorkerTable(props: { report: IterationR
         <thead>
           <tr>
             <th className="right">Rank</th>
+            <th>Host</th>
             <th>Rack</th>
             <th className="right">Points</th>
             {stageNames.map((s) => (
@@ -41,6 +42,7 @@ export const WorkerTable = memo(function WorkerTable(props: { report: IterationR
             return (
               <tr key={w.rank}>
                 <td className="right num">{w.rank}</td>
+                <td className="num">{w.host ?? '—'}</td>
                 <td className="num">{w.rack}</td>
                 <td className="right num">{formatCount(w.points)}</td>
                 {stageNames.map((s) => {

@@ -3,7 +3,7 @@ import { workerApplications } from '../../applications.ts'
 import { parseHostPort } from '../../framework/spawn.ts'
 import { runWorker } from '../../framework/worker.ts'
 
-/** Registers `codebook worker --join HOST:PORT [--rack R]`: a worker node started apart from the driver. */
+/** Registers `codebook worker --join HOST:PORT --token SECRET [--rack R] [--host-name N]`: a worker node started apart from the driver. */
 export function registerWorker(program: Command): void {
   program
     .command('worker')
@@ -12,14 +12,28 @@ export function registerWorker(program: Command): void {
         'It opens its data-plane listener on --host, serves the driver until the run ends, then exits.',
     )
     .requiredOption('--join <host:port>', "the driver's control address")
+    .option(
+      '--token <secret>',
+      "the run's secret (the driver refuses a worker without it: JOIN_REFUSED; default $CODEBOOK_JOIN_TOKEN)",
+    )
     .option('--rack <rack>', 'rack of this node (a topology given to the driver overrides it)')
-    .option('--host <host>', 'data-plane listen address other workers reach this one at', '127.0.0.1')
-    .action(async (o: { join: string; rack?: string; host: string }) => {
+    .option(
+      '--host <host>',
+      'data-plane listen address other workers reach this one at (0.0.0.0: every interface, reached at the address it connects from)',
+      '127.0.0.1',
+    )
+    .option(
+      '--host-name <name>',
+      'host name reported to the driver, which a topology maps to a rack (default: this host name)',
+    )
+    .action(async (o: { join: string; token?: string; rack?: string; host: string; hostName?: string }) => {
       await runWorker({
         join: parseHostPort(o.join),
         applications: workerApplications,
+        token: o.token ?? process.env.CODEBOOK_JOIN_TOKEN,
         rack: o.rack,
         host: o.host,
+        hostName: o.hostName,
         now: () => performance.now(),
       })
     })
