@@ -13,13 +13,21 @@ export function registerWorker(program: Command): void {
     )
     .requiredOption('--join <host:port>', "the driver's control address")
     .option('--rack <rack>', 'rack of this node (a topology given to the driver overrides it)')
-    .option('--host <host>', 'data-plane listen address other workers reach this one at', '127.0.0.1')
-    .action(async (o: { join: string; rack?: string; host: string }) => {
+    .option(
+      '--host <host>',
+      'data-plane listen address other workers reach this one at (default: the local address that reaches the driver)',
+    )
+    .option(
+      '--token <token>',
+      'token the driver gave this worker (a driver that spawns workers names their rank by it)',
+    )
+    .action(async (o: { join: string; rack?: string; host?: string; token?: string }) => {
       await runWorker({
         join: parseHostPort(o.join),
         applications: workerApplications,
         rack: o.rack,
         host: o.host,
+        token: o.token,
         now: () => performance.now(),
       })
     })

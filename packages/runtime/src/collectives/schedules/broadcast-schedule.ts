@@ -13,7 +13,14 @@ export interface ScheduledSend {
   from: number
   to: number
   bytes: number
+  /** Sends that must have arrived first (data this send forwards). */
   after: number[]
+  /**
+   * Sends that must merely have left the sender first (its previous message on the same stream
+   * or in its own sequence): the sender streams on without waiting a round trip, so the latency
+   * of a pipeline is paid once per hop.
+   */
+  afterSent?: number[]
   /** Which piece of the message this carries: a chunk index (or a block index for bucket). */
   piece: number
 }
@@ -53,11 +60,16 @@ export function broadcastSchedule(
   const stream = (fromPos: number, toPos: number) => {
     let prev: number | undefined
     chunks.forEach((size, c) => {
-      const after: number[] = []
       const got = received[fromPos]![c]
-      if (got !== undefined) after.push(got)
-      if (prev !== undefined) after.push(prev)
-      prev = sends.push({ from: order[fromPos]!, to: order[toPos]!, bytes: size, after, piece: c }) - 1
+      prev =
+        sends.push({
+          from: order[fromPos]!,
+          to: order[toPos]!,
+          bytes: size,
+          after: got === undefined ? [] : [got],
+          afterSent: prev === undefined ? [] : [prev],
+          piece: c,
+        }) - 1
       received[toPos]![c] = prev
     })
   }
@@ -100,20 +112,27 @@ function bucketSchedule(
   // has[pos][block]: the last send that completed block `block` at position `pos`.
   const has: (number | undefined)[][] = Array.from({ length: p }, () => new Array(p))
   // Blocks travel as whole messages chunked on the wire; the pipeline happens across the ring.
-  const sendBlock = (fromPos: number, toPos: number, block: number, extraAfter: number[]) => {
+  const sendBlock = (fromPos: number, toPos: number, block: number, after: number[], afterSent: number[]) => {
     const [start, end] = blockRange(bytes, p, block)
     let prev: number | undefined
     for (const size of chunkSizes(end - start, chunkBytes)) {
-      const after = [...extraAfter]
-      if (prev !== undefined) after.push(prev)
-      prev = sends.push({ from: order[fromPos]!, to: order[toPos]!, bytes: size, after, piece: block }) - 1
+      const sent = prev === undefined ? afterSent : [prev]
+      prev =
+        sends.push({
+          from: order[fromPos]!,
+          to: order[toPos]!,
+          bytes: size,
+          after,
+          afterSent: sent,
+          piece: block,
+        }) - 1
     }
     has[toPos]![block] = prev
     return prev!
   }
   // Scatter: the root sends block pos to position pos, one stream after another.
   let last: number | undefined
-  for (let pos = 1; pos < p; pos++) last = sendBlock(0, pos, pos, last === undefined ? [] : [last])
+  for (let pos = 1; pos < p; pos++) last = sendBlock(0, pos, pos, [], last === undefined ? [] : [last])
   // Ring all-gather: at step s, position pos passes block (pos − s) mod p to pos + 1.
   const lastSendOf: (number | undefined)[] = new Array(p)
   for (let s = 0; s < p - 1; s++) {
@@ -127,8 +146,7 @@ function bucketSchedule(
       const got = has[pos]![block]
       if (got !== undefined) after.push(got)
       const prevSend = lastSendOf[pos]
-      if (prevSend !== undefined) after.push(prevSend)
-      stepSends.push([pos, sendBlock(pos, to, block, after)])
+      stepSends.push([pos, sendBlock(pos, to, block, after, prevSend === undefined ? [] : [prevSend])])
     }
     for (const [pos, id] of stepSends) lastSendOf[pos] = id
   }
