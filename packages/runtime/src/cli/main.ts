@@ -8,6 +8,7 @@ import { registerEvaluate } from './commands/evaluate.ts'
 import { registerHog } from './commands/hog.ts'
 import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
+import { registerLab } from './commands/lab.ts'
 import { registerSimulate } from './commands/simulate.ts'
 import { registerTopology } from './commands/topology.ts'
 import { registerWorker } from './commands/worker.ts'
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerSimulate(program)
   registerEvaluate(program)
   registerColumnStats(program)
+  registerLab(program)
   return program
 }
 

@@ -206,7 +206,7 @@ export class WorkerPool {
         `cannot start a worker for rank ${rank}: this pool does not spawn`,
       )
     const token = `r${rank}-g${this.generation++}`
-    const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token])
+    const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token], rank)
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waitingTokens.delete(token)
