@@ -2,7 +2,6 @@ import { type Command, Option } from 'commander'
 import { type LabBroadcast, labBroadcasts, runLabBenchBroadcast } from '../../lab/bench-broadcast.ts'
 import { labDown, labStatus, labUp } from '../../lab/lab-net.ts'
 import { type LabSpec, MAX_LAB_ID } from '../../lab/lab-plan.ts'
-import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import {
   byteSize,
@@ -13,6 +12,9 @@ import {
   positiveInt,
   positiveNumber,
 } from './parse-options.ts'
+
+/** Default chunk of the lab bench: 64 KiB takes 5.5 ms at 100 Mbit/s, as 512 KiB does at 1 GbE (4.4 ms). */
+export const LAB_CHUNK_BYTES = 64 * 1024
 
 interface LabShapeFlags {
   lab: number
@@ -157,7 +159,12 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
       positiveInt('--repeat'),
       3,
     )
-    .option('--chunk-bytes <B>', 'data-plane chunk size', byteSize('--chunk-bytes'), DEFAULT_CHUNK_BYTES)
+    .option(
+      '--chunk-bytes <B>',
+      "data-plane chunk size; the default keeps a chunk's time on a 100 Mbit/s link near the runtime's 512 KiB on 1 GbE",
+      byteSize('--chunk-bytes'),
+      LAB_CHUNK_BYTES,
+    )
     .option('--seed <n>', 'seed of the random chain order', nonNegativeInt('--seed'), 1)
     .option('--json', 'one JSON object per point')
     .action(

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { planLab } from './lab-plan.ts'
+
+const spec = { id: 2, racks: 3, hostsPerRack: 4, nodeMbps: 100, uplinkMbps: 200 }
+
+describe('planLab (no root needed)', () => {
+  it('gives every host its own namespace and an address inside the lab’s block, racks as /24s', () => {
+    const plan = planLab(spec)
+    expect(plan.block).toBe('10.213.64.0/19')
+    expect(plan.hosts).toHaveLength(12)
+    expect(new Set(plan.hosts.map((h) => h.netns)).size).toBe(12)
+    expect(new Set(plan.hosts.map((h) => h.address)).size).toBe(12)
+    for (const [i, h] of plan.hosts.entries()) {
+      const rack = Math.floor(i / 4)
+      expect(h.rack).toBe(`rack-${rack}`)
+      expect(h.address).toBe(`10.213.${64 + rack}.${(i % 4) + 1}`)
+      expect(h.netns.startsWith(plan.prefix)).toBe(true)
+    }
+    // Every namespace and root-namespace link the commands create carries the prefix (cleanup finds it by name).
+    const created = plan.commands.filter((c) => c[1] === 'netns' && c[2] === 'add').map((c) => c[3]!)
+    expect(created).toHaveLength(1 + 3 + 12)
+    for (const n of created) expect(n.startsWith('cb2-')).toBe(true)
+    const rootLinks = plan.commands.filter((c) => c[0] === 'ip' && c[1] === 'link' && c[2] === 'add')
+    expect(rootLinks.map((c) => c[3])).toEqual(['cb2-host'])
+  })
+
+  it('shapes both directions of every host link and uplink, and adds the delay once per hop', () => {
+    const plan = planLab({ ...spec, delayMs: 5, tcpBufferKb: 8 })
+    const htbClasses = plan.commands.filter((c) => c[0] === 'tc' && c[3] === 'class')
+    expect(htbClasses).toHaveLength(2 * 12 + 2 * 3)
+    expect(htbClasses.filter((c) => c.includes('100000kbit'))).toHaveLength(24)
+    expect(htbClasses.filter((c) => c.includes('200000kbit'))).toHaveLength(6)
+    // netem only on the hosts' own egress: a hop's one-way delay is 5 ms, whatever the route.
+    const netem = plan.commands.filter((c) => c.includes('netem'))
+    expect(netem).toHaveLength(12)
+    for (const c of netem) expect(c.slice(0, 7)).toEqual(['tc', '-n', c[2], 'qdisc', 'add', 'dev', 'eth0'])
+    const buffers = plan.commands.filter((c) => c.some((a) => a.startsWith('net.ipv4.tcp_')))
+    expect(buffers).toHaveLength(24)
+    expect(buffers[0]!.at(-1)).toBe('net.ipv4.tcp_rmem=4096 8192 8192')
+  })
+
+  it('refuses a bad spec with a coded error naming the field', () => {
+    expect(() => planLab({ ...spec, id: 8 })).toThrow(/lab id/)
+    expect(() => planLab({ ...spec, racks: 31 })).toThrow(/racks/)
+    expect(() => planLab({ ...spec, uplinkMbps: 0 })).toThrow(/uplink rate/)
+    try {
+      planLab({ ...spec, tcpBufferKb: 2 })
+      expect.unreachable()
+    } catch (err) {
+      expect((err as { code: string }).code).toBe('LAB_BAD_SPEC')
+    }
+  })
+})
