@@ -120,6 +120,11 @@ export async function labUp(spec: LabSpec): Promise<LabPlan> {
     await writeFile(join(LAB_STATE_DIR, `${plan.prefix.slice(0, -1)}.json`), `${JSON.stringify(spec)}\n`)
   } catch (err) {
     await labDown(spec.id)
+    if (err instanceof CodebookError && /netem.*kind is unknown/s.test(err.message))
+      throw new CodebookError(
+        'LAB_NO_NETEM',
+        `--delay-ms needs the kernel's netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel lacks: ${err.message}`,
+      )
     throw err
   }
   return plan
