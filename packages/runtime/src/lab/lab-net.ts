@@ -1,11 +1,15 @@
 import { execFile } from 'node:child_process'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CodebookError } from '../errors.ts'
 import { type LabPlan, type LabSpec, labPrefix, planLab } from './lab-plan.ts'
 
 const run = promisify(execFile)
+
+/** The delay line `lab up --delay-ms` runs (the same path from src/lab and dist/lab). */
+const DELAY_LINE_SCRIPT = fileURLToPath(new URL('../../scripts/lab-delay-line.py', import.meta.url))
 
 /** Where `lab up` records the spec of each lab (status reads it; cleanup does not need it). */
 export const LAB_STATE_DIR = '/run/codebook-lab'
@@ -116,15 +120,16 @@ export async function labUp(spec: LabSpec): Promise<LabPlan> {
   await labDown(spec.id)
   try {
     for (const argv of plan.commands) await exec(argv)
+    if (plan.delayLine) {
+      // Runs in the core namespace, so `lab down` finds it there; it forks away once its TAPs exist.
+      const { delayMs, taps } = plan.delayLine
+      await exec(['ip', 'netns', 'exec', plan.core, 'python3', DELAY_LINE_SCRIPT, String(delayMs), ...taps])
+    }
+    for (const argv of plan.hostCommands) await exec(argv)
     await mkdir(LAB_STATE_DIR, { recursive: true })
     await writeFile(join(LAB_STATE_DIR, `${plan.prefix.slice(0, -1)}.json`), `${JSON.stringify(spec)}\n`)
   } catch (err) {
     await labDown(spec.id)
-    if (err instanceof CodebookError && /netem.*kind is unknown/s.test(err.message))
-      throw new CodebookError(
-        'LAB_NO_NETEM',
-        `--delay-ms needs the kernel's netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel lacks: ${err.message}`,
-      )
     throw err
   }
   return plan

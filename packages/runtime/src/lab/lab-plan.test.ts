@@ -26,15 +26,16 @@ describe('planLab (no root needed)', () => {
 
   it('shapes both directions of every host link and uplink, and adds the delay once per hop', () => {
     const plan = planLab({ ...spec, delayMs: 5, tcpBufferKb: 8 })
-    const htbClasses = plan.commands.filter((c) => c[0] === 'tc' && c[3] === 'class')
+    const htbClasses = [...plan.commands, ...plan.hostCommands].filter(
+      (c) => c[0] === 'tc' && c[3] === 'class',
+    )
     expect(htbClasses).toHaveLength(2 * 12 + 2 * 3)
     expect(htbClasses.filter((c) => c.includes('100000kbit'))).toHaveLength(24)
     expect(htbClasses.filter((c) => c.includes('200000kbit'))).toHaveLength(6)
-    // netem only on the hosts' own egress: a hop's one-way delay is 5 ms, whatever the route.
-    const netem = plan.commands.filter((c) => c.includes('netem'))
-    expect(netem).toHaveLength(12)
-    for (const c of netem) expect(c.slice(0, 7)).toEqual(['tc', '-n', c[2], 'qdisc', 'add', 'dev', 'eth0'])
-    const buffers = plan.commands.filter((c) => c.some((a) => a.startsWith('net.ipv4.tcp_')))
+    // The delay line sits on each host's own link (24 TAPs, host end first): one delay per hop.
+    expect(plan.delayLine).toEqual({ delayMs: 5, taps: plan.hosts.flatMap((_, i) => [`a${i}`, `b${i}`]) })
+    expect(planLab(spec).delayLine).toBeNull()
+    const buffers = plan.hostCommands.filter((c) => c.some((a) => a.startsWith('net.ipv4.tcp_')))
     expect(buffers).toHaveLength(24)
     expect(buffers[0]!.at(-1)).toBe('net.ipv4.tcp_rmem=4096 8192 8192')
   })

@@ -43,8 +43,15 @@ export interface LabPlan {
   /** The root-namespace end of the driver's link, and its address (the driver listens there). */
   driverLink: string
   driverAddress: string
-  /** Shell-free command lines (argv) that build the lab, in order. */
+  /** Shell-free command lines (argv) that build the namespaces, racks and core, in order. */
   commands: string[][]
+  /** Then, once the delay line (if any) runs: the hosts' links, addresses and limits. */
+  hostCommands: string[][]
+  /**
+   * With a delay: the TAP pairs the delay line (`scripts/lab-delay-line.py`, run in the core
+   * namespace) creates, host end then rack end, and the delay of the host ends' egress.
+   */
+  delayLine: { delayMs: number; taps: string[] } | null
 }
 
 /** Address block shared by every lab: labs own disjoint /19s of it. */
@@ -129,8 +136,11 @@ function shape(netns: string, dev: string, mbps: number, delayMs = 0): string[][
 /**
  * Plans lab `spec`: namespaces `cb<id>-core`, `cb<id>-r<R>` (rack bridge and router) and
  * `cb<id>-r<R>h<H>` (hosts), addresses `10.213.(32·id + R).(H + 1)`, and the commands that build
- * it. Rates shape node links both ways (the host's eth0 and the rack end of its veth) and
- * uplinks both ways (the rack's `uplink` and the core's `r<R>`); the host link of the driver is not shaped.
+ * it. Rates shape node links both ways (the host's eth0 and the rack end of its link) and
+ * uplinks both ways (the rack's `uplink` and the core's `r<R>`); the host link of the driver is
+ * not shaped. A host's link is a veth pair, or with a delay a TAP pair joined by the delay line,
+ * which holds the host's outgoing frames `delayMs` (this machine's kernel has no netem, and the
+ * delay line behaves the same on every kernel).
  */
 export function planLab(spec: LabSpec): LabPlan {
   checkSpec(spec)
@@ -158,6 +168,9 @@ export function planLab(spec: LabSpec): LabPlan {
   )
   const rackNamespaces: string[] = []
   const hosts: LabHost[] = []
+  const hostCmds: string[][] = []
+  const delayed = (spec.delayMs ?? 0) > 0
+  const taps: string[] = []
   for (let r = 0; r < spec.racks; r++) {
     const rackNs = `${prefix}r${r}`
     const subnet = `${LAB_BLOCK_PREFIX}.${base + r}`
@@ -183,24 +196,36 @@ export function planLab(spec: LabSpec): LabPlan {
     for (let h = 0; h < spec.hostsPerRack; h++) {
       const hostNs = `${prefix}r${r}h${h}`
       const address = `${subnet}.${h + 1}`
+      const index = hosts.length
       hosts.push({ netns: hostNs, address, rack: `rack-${r}` })
-      cmds.push(
-        ['ip', 'netns', 'add', hostNs],
-        ns(hostNs, 'link', 'set', 'lo', 'up'),
-        ns(hostNs, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', `h${h}`, 'netns', rackNs),
+      cmds.push(['ip', 'netns', 'add', hostNs], ns(hostNs, 'link', 'set', 'lo', 'up'))
+      if (delayed) {
+        // The delay line made TAPs a<i> (host end) and b<i> (rack end) in the core: move them.
+        taps.push(`a${index}`, `b${index}`)
+        hostCmds.push(
+          ns(core, 'link', 'set', `a${index}`, 'netns', hostNs),
+          ns(hostNs, 'link', 'set', `a${index}`, 'name', 'eth0'),
+          ns(core, 'link', 'set', `b${index}`, 'netns', rackNs),
+          ns(rackNs, 'link', 'set', `b${index}`, 'name', `h${h}`),
+        )
+      } else
+        hostCmds.push(
+          ns(hostNs, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', `h${h}`, 'netns', rackNs),
+        )
+      hostCmds.push(
         ns(hostNs, 'addr', 'add', `${address}/24`, 'dev', 'eth0'),
         ns(hostNs, 'link', 'set', 'eth0', 'up'),
         ns(rackNs, 'link', 'set', `h${h}`, 'master', 'br0'),
         ns(rackNs, 'link', 'set', `h${h}`, 'up'),
         ns(hostNs, 'route', 'add', 'default', 'via', `${subnet}.254`),
-        ...shape(hostNs, 'eth0', spec.nodeMbps, spec.delayMs),
+        ...shape(hostNs, 'eth0', spec.nodeMbps),
         ...shape(rackNs, `h${h}`, spec.nodeMbps),
       )
       if (spec.tcpBufferKb !== undefined) {
         const max = spec.tcpBufferKb * 1024
         const min = Math.min(4096, max)
         // min default max: the default is the max too, so a socket starts at its limit.
-        cmds.push(
+        hostCmds.push(
           sysctl(hostNs, `net.ipv4.tcp_rmem=${min} ${max} ${max}`),
           sysctl(hostNs, `net.ipv4.tcp_wmem=${min} ${max} ${max}`),
         )
@@ -217,5 +242,7 @@ export function planLab(spec: LabSpec): LabPlan {
     driverLink,
     driverAddress: `${linkNet}.253`,
     commands: cmds,
+    hostCommands: hostCmds,
+    delayLine: delayed ? { delayMs: spec.delayMs!, taps } : null,
   }
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
+import { buildClusterNetwork } from './cluster-network.ts'
 import { maxMinRates, type SimLink, simulateTransfers } from './flow-network.ts'
+import { LAB_BASE_RTT_S, labClusterSpec, labWindowBytes } from './lab-cluster.ts'
 
 const link = (name: string, bandwidth: number, latency = 0): SimLink => ({ name, bandwidth, latency })
 
@@ -113,5 +115,27 @@ describe('window-limited flows (caps)', () => {
   it('a transfer at its cap takes bytes / cap', () => {
     const r = simulateTransfers([link('l', 1000)], [{ path: [0], bytes: 100, maxRate: 50 }])
     expect(r.makespan).toBeCloseTo(2, 12)
+  })
+})
+
+describe('the lab model', () => {
+  it('caps a connection at window / RTT: 8 KiB buffers over 5 ms hops', () => {
+    const spec = labClusterSpec(
+      { racks: 1, hostsPerRack: 2, nodeMbps: 100, uplinkMbps: 200, delayMs: 5, tcpBufferKb: 8 },
+      2,
+    )
+    const net = buildClusterNetwork(spec)
+    const rtt = 2 * 0.005 + LAB_BASE_RTT_S
+    expect(net.rateCap!(0, 1)).toBeCloseTo(labWindowBytes(8) / rtt, 6)
+    expect(labWindowBytes(8)).toBeCloseTo(8192 * 0.285, 9)
+    // Between measured points the fraction is interpolated; past them it is clamped.
+    expect(labWindowBytes(1024) / (1024 * 1024)).toBeCloseTo(0.53, 9)
+    expect(labWindowBytes(11) / (11 * 1024)).toBeGreaterThan(0.285)
+    expect(labWindowBytes(11) / (11 * 1024)).toBeLessThan(0.42)
+    // Without a buffer limit no cap.
+    expect(
+      buildClusterNetwork(labClusterSpec({ racks: 1, hostsPerRack: 2, nodeMbps: 100, uplinkMbps: 200 }, 2))
+        .rateCap,
+    ).toBeUndefined()
   })
 })
