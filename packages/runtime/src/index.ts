@@ -135,10 +135,23 @@ export { lloydReference } from './kmeans/lloyd-reference.ts'
 export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
 export { runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
+// The network lab (Linux, root): namespaces, shaped links, broadcasts timed beside the simulator.
+export {
+  type LabBenchOptions,
+  type LabBenchRow,
+  type LabBroadcast,
+  labBroadcasts,
+  predictLabBroadcast,
+  runLabBenchBroadcast,
+} from './lab/bench-broadcast.ts'
+export { type LabStatus, labDown, labStatus, labUnavailableReason, labUp } from './lab/lab-net.ts'
+export { type LabHost, type LabPlan, type LabSpec, planLab } from './lab/lab-plan.ts'
+export { spawnInLab } from './lab/lab-workers.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
 export type { ClusterNetwork, ClusterSpec } from './simulator/cluster-network.ts'
 export { buildClusterNetwork } from './simulator/cluster-network.ts'
+export { type LabNetworkShape, labClusterSpec, labWindowBytes } from './simulator/lab-cluster.ts'
 export type {
   KmeansIterationModel,
   KmeansIterationPrediction,

@@ -73,8 +73,6 @@ export function labClusterSpec(lab: LabNetworkShape, hosts: number): ClusterSpec
       uplinkLatency: 0,
     })),
     baseRtt: LAB_BASE_RTT_S,
-    ...(lab.tcpBufferKb === undefined
-      ? {}
-      : { tcpWindowBytes: labWindowBytes(lab.tcpBufferKb) }),
+    ...(lab.tcpBufferKb === undefined ? {} : { tcpWindowBytes: labWindowBytes(lab.tcpBufferKb) }),
   }
 }
