@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { generateTopology } from '../topology/generate.ts'
+import { labSpecFromTopology } from './lab-from-topology.ts'
 import { planLab } from './lab-plan.ts'
 
 const spec = { id: 2, racks: 3, hostsPerRack: 4, nodeMbps: 100, uplinkMbps: 200 }
@@ -50,5 +52,20 @@ describe('planLab (no root needed)', () => {
     } catch (err) {
       expect((err as { code: string }).code).toBe('LAB_BAD_SPEC')
     }
+  })
+})
+
+describe('labSpecFromTopology', () => {
+  it('takes racks, hosts and rates from a topology, scaled; refuses unequal racks', () => {
+    const t = generateTopology({ racks: 3, nodesPerRack: 4, nodeGbps: 1, uplinkGbps: 2, slots: 1 })
+    expect(labSpecFromTopology(t, 0.1, { id: 0 })).toEqual({
+      id: 0,
+      racks: 3,
+      hostsPerRack: 4,
+      nodeMbps: 100,
+      uplinkMbps: 200,
+    })
+    t.sites[0]!.racks[1]!.nodes.pop()
+    expect(() => labSpecFromTopology(t, 1, { id: 0 })).toThrow(/rack sizes 4, 3/)
   })
 })

@@ -1,7 +1,9 @@
 import { type Command, Option } from 'commander'
 import { type LabBroadcast, labBroadcasts, runLabBenchBroadcast } from '../../lab/bench-broadcast.ts'
+import { labSpecFromTopology } from '../../lab/lab-from-topology.ts'
 import { labDown, labStatus, labUp } from '../../lab/lab-net.ts'
 import { type LabSpec, MAX_LAB_ID } from '../../lab/lab-plan.ts'
+import { readTopology } from '../../topology/load-topology.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import {
   byteSize,
@@ -17,6 +19,7 @@ import {
 export const LAB_CHUNK_BYTES = 64 * 1024
 
 interface LabShapeFlags {
+  topology?: string
   lab: number
   racks: number
   hostsPerRack: number
@@ -30,6 +33,10 @@ interface LabShapeFlags {
 /** The flags every lab command that builds a lab shares. */
 function labShapeOptions(cmd: Command): Command {
   return cmd
+    .option(
+      '--topology <file>',
+      'take racks, hosts per rack and rates from a topology (JSON, Slurm, Hadoop; racks must be alike), times --scale',
+    )
     .option('--racks <R>', 'racks', positiveInt('--racks'), 3)
     .option('--hosts-per-rack <H>', 'hosts per rack', positiveInt('--hosts-per-rack'), 4)
     .option(
@@ -69,7 +76,13 @@ function labIdOption(): Option {
     .default(0)
 }
 
-function specOf(o: LabShapeFlags): LabSpec {
+async function specOf(o: LabShapeFlags): Promise<LabSpec> {
+  const extra = {
+    id: o.lab,
+    ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
+    ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
+  }
+  if (o.topology) return labSpecFromTopology(await readTopology(o.topology), o.scale, extra)
   return {
     id: o.lab,
     racks: o.racks,
@@ -101,7 +114,7 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
   )
     .option('--json', 'print the hosts as JSON')
     .action(async (o: LabShapeFlags & { json?: boolean }) => {
-      const plan = await labUp(specOf(o))
+      const plan = await labUp(await specOf(o))
       if (o.json)
         io.stdout.write(`${JSON.stringify({ driverAddress: plan.driverAddress, hosts: plan.hosts })}\n`)
       else {
@@ -185,7 +198,7 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
           )
         await runLabBenchBroadcast(
           {
-            lab: specOf(o),
+            lab: await specOf(o),
             bytes: o.bytes,
             hosts: o.hosts,
             algorithms: o.algorithms,
