@@ -18,6 +18,15 @@ export const LAB_STATE_DIR = '/run/codebook-lab'
 export async function labUnavailableReason(): Promise<string | null> {
   if (process.platform !== 'linux') return `the network lab needs Linux (this is ${process.platform})`
   if (process.getuid?.() !== 0) return 'the network lab needs root (CAP_NET_ADMIN) to create namespaces'
+  // Root in a container may still lack the capabilities: `ip netns add` needs CAP_SYS_ADMIN
+  // (it mounts the namespace), links and qdiscs need CAP_NET_ADMIN.
+  const status = await readFile('/proc/self/status', 'utf8').catch(() => '')
+  const capEff = BigInt(`0x${/^CapEff:\s*([0-9a-f]+)/m.exec(status)?.[1] ?? '0'}`)
+  for (const [bit, name] of [
+    [12n, 'CAP_NET_ADMIN'],
+    [21n, 'CAP_SYS_ADMIN'],
+  ] as const)
+    if (((capEff >> bit) & 1n) === 0n) return `the network lab needs ${name}, which this process lacks`
   try {
     await run('ip', ['-V'])
     await run('tc', ['-V'])
