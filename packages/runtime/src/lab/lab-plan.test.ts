@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { main } from '../cli/main.ts'
 import { generateTopology } from '../topology/generate.ts'
 import { labSpecFromTopology } from './lab-from-topology.ts'
 import { planLab } from './lab-plan.ts'
@@ -67,5 +68,21 @@ describe('labSpecFromTopology', () => {
     })
     t.sites[0]!.racks[1]!.nodes.pop()
     expect(() => labSpecFromTopology(t, 1, { id: 0 })).toThrow(/rack sizes 4, 3/)
+  })
+})
+
+describe('codebook lab: bad input exits 2 with a coded message, before touching the network', () => {
+  it('refuses a lab id out of range and an unknown algorithm', async () => {
+    const err: string[] = []
+    const write = process.stderr.write
+    process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
+    try {
+      expect(await main(['lab', 'up', '--lab', '9'])).toBe(2)
+      expect(await main(['lab', 'bench', 'broadcast', '--algorithms', 'chain,ring'])).toBe(2)
+    } finally {
+      process.stderr.write = write
+    }
+    expect(err.join('')).toMatch(/LAB_BAD_SPEC: lab id must be an integer in \[0, 7\], got 9/)
+    expect(err.join('')).toMatch(/'ring' is not one of simple, mst, bucket, chain, chain-random/)
   })
 })

@@ -192,10 +192,8 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
           json?: boolean
         },
       ) => {
-        if (!o.json)
-          io.stdout.write(
-            `${'algorithm'.padEnd(14)}${'hosts'.padStart(6)}${'bytes'.padStart(12)}${'seconds'.padStart(10)}${'simulated'.padStart(11)}\n`,
-          )
+        // The table header goes out with the first row, so bad input prints nothing but its error.
+        let header = !o.json
         await runLabBenchBroadcast(
           {
             lab: await specOf(o),
@@ -206,12 +204,18 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
             chunkBytes: o.chunkBytes,
             seed: o.seed,
           },
-          (row) =>
+          (row) => {
+            if (header)
+              io.stdout.write(
+                `${'algorithm'.padEnd(14)}${'hosts'.padStart(6)}${'bytes'.padStart(12)}${'seconds'.padStart(10)}${'simulated'.padStart(11)}\n`,
+              )
+            header = false
             io.stdout.write(
               o.json
                 ? `${JSON.stringify(row)}\n`
                 : `${row.algorithm.padEnd(14)}${String(row.hosts).padStart(6)}${String(row.bytes).padStart(12)}${row.seconds.toFixed(3).padStart(10)}${row.simulatedSeconds.toFixed(3).padStart(11)}\n`,
-            ),
+            )
+          },
         )
       },
     )
