@@ -82,13 +82,19 @@ export { loadZipImages, zipLayout } from './images/zip-images.ts'
 export type { ZipArchive, ZipFileEntry } from './images/zip-reader.ts'
 export { MAX_ZIP_ENTRY_BYTES, openZipArchive } from './images/zip-reader.ts'
 export type { AccelAssignResult, AccelOptions, AccelState } from './kmeans/accel/accel-state.ts'
+export { type ApproximateOptions, createApproximateState } from './kmeans/accel/approximate.ts'
 export { createHamerlyState } from './kmeans/accel/hamerly.ts'
 export type { PartialSums } from './kmeans/accel/partial-sums.ts'
 export { accumulatePartialSums } from './kmeans/accel/partial-sums.ts'
 export type { YinyangOptions } from './kmeans/accel/yinyang.ts'
 export { createYinyangState } from './kmeans/accel/yinyang.ts'
 export type { KmeansAlgorithm, KmeansAlgorithmChoice } from './kmeans/algorithm.ts'
-export { chooseAlgorithm, kmeansAlgorithmChoices } from './kmeans/algorithm.ts'
+export {
+  chooseAlgorithm,
+  type KmeansAssignment,
+  kmeansAlgorithmChoices,
+  kmeansAssignments,
+} from './kmeans/algorithm.ts'
 export type { BlobOptions } from './kmeans/bench-data.ts'
 export { benchData, generateBlobs } from './kmeans/bench-data.ts'
 export type { CentroidEncoding } from './kmeans/encoding/centroid-encoding.ts'
@@ -147,8 +153,33 @@ export {
 export { type LabStatus, labDown, labStatus, labUnavailableReason, labUp } from './lab/lab-net.ts'
 export { type LabHost, type LabPlan, type LabSpec, planLab } from './lab/lab-plan.ts'
 export { spawnInLab } from './lab/lab-workers.ts'
+export { GammaDistribution } from './random/gamma.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
+export { Sfc32 } from './random/sfc32.ts'
+export type { RankPlan, ReductionPlan, StaticReductionAlgorithm } from './reductions/plans.ts'
+export {
+  binomialPlan,
+  fibonacciOrder,
+  fibonacciPlan,
+  fibonacciTreeSize,
+  staticReductionPlan,
+} from './reductions/plans.ts'
+export type { ReductionAlgorithm } from './reductions/study/algorithms.ts'
+export {
+  createReductionPlayer,
+  rankOrderedReductions,
+  reductionAlgorithms,
+} from './reductions/study/algorithms.ts'
+export type { ReductionCosts } from './reductions/study/costs.ts'
+export { GammaInstanceCosts, MatrixCosts } from './reductions/study/costs.ts'
+export type { GridRow } from './reductions/study/grid.ts'
+export { GRID_COMPUTE_RATIOS, GRID_CVS, gridCell } from './reductions/study/grid.ts'
+export type { MarkovRow } from './reductions/study/markov.ts'
+export { markovCheck, paperTreeDynMean, treeDynExponentialMoments } from './reductions/study/markov.ts'
+export type { ReductionPlayer } from './reductions/study/player.ts'
+export type { CellMakespans, StudyCell, StudyRow } from './reductions/study/run-study.ts'
+export { playCell, summariseCell } from './reductions/study/run-study.ts'
 export type { ClusterNetwork, ClusterSpec } from './simulator/cluster-network.ts'
 export { buildClusterNetwork } from './simulator/cluster-network.ts'
 export { type LabNetworkShape, labClusterSpec, labWindowBytes } from './simulator/lab-cluster.ts'

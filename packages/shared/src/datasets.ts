@@ -87,6 +87,8 @@ export const DatasetPreview = z.object({
     z.object({
       index: z.number().int(),
       ids: z.array(z.number().int()).nullable(),
+      /** The picture's name when the source named its pictures (HOG ids as names); ids[0] is then its index. */
+      picture: z.string().nullable().optional(),
       values: z.array(z.number()),
     }),
   ),

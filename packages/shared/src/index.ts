@@ -43,6 +43,7 @@ export {
   legacyAggregationAliases,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,

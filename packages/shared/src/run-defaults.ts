@@ -31,6 +31,12 @@ export const AggregationField = z.codec(z.enum([...runAggregations, 'local']), z
 export const runAlgorithms = ['lloyd', 'hamerly', 'yinyang', 'auto'] as const
 
 /**
+ * How map tasks find each point's centroid: `exact` (brute force or bounds: the Lloyd labels) or
+ * `approximate` (an HNSW index over the centroids, for k ≥ 100,000; recall reported per iteration).
+ */
+export const runAssignments = ['exact', 'approximate'] as const
+
+/**
  * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is
  * the fast one (the what-if simulator's default map throughput is measured on it); `reference`
  * (plain TypeScript) is kept for tests and for machines without onnxruntime. `CreateRun` uses
@@ -46,6 +52,7 @@ export const runDefaults = {
   chainOrder: 'topology',
   aggregation: 'three-stage',
   algorithm: 'lloyd',
+  assignment: 'exact',
   kernel: 'onnx',
   seed: 1,
 } as const

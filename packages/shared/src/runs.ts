@@ -3,6 +3,7 @@ import {
   AggregationField,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,
@@ -80,6 +81,13 @@ export const IterationReport = z.object({
   distanceFraction: z.number().nonnegative().optional(),
   /** Broadcast payload bytes the centroid encoding saved against float32, over all receivers. */
   broadcastBytesSaved: z.number().int().optional(),
+  /** How the map tasks assigned (absent in older reports: exact). */
+  assignment: z.enum(runAssignments).optional(),
+  /**
+   * Approximate assignment only: the fraction of the recall sample (a fixed set of points per map
+   * task) whose approximate centroid was an exact nearest one for this iteration's centroids.
+   */
+  assignmentRecall: z.number().min(0).max(1).optional(),
 })
 export type IterationReport = z.infer<typeof IterationReport>
 
@@ -119,6 +127,8 @@ export const CreateRun = z.object({
   /** Regroup (see {@link runAggregations}); the old name `local` is read as `three-stage`. */
   aggregation: AggregationField.default(runDefaults.aggregation),
   algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
+  /** `approximate`: HNSW assignment (no bounds: with `hamerly` / `yinyang` the run fails `KMEANS_ASSIGNMENT_CONFLICT`). */
+  assignment: z.enum(runAssignments).default(runDefaults.assignment),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z
     .string()

@@ -14,6 +14,7 @@ function expectedRows(v: TestVectors, count: number, withIds: boolean) {
   return Array.from({ length: Math.min(count, v.n) }, (_, i) => ({
     index: i,
     ids: withIds ? Array.from(v.ids.subarray(i * 3, i * 3 + 3)) : null,
+    picture: null,
     values: Array.from(v.values.subarray(i * v.d, (i + 1) * v.d)),
   }))
 }
@@ -78,6 +79,29 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
     expect(del.statusCode).toBe(204)
     expect(existsSync(dir)).toBe(false)
     expect((await app.inject({ method: 'GET', url: `/api/datasets/${ready.id}` })).statusCode).toBe(404)
+  })
+
+  it('previews HOG rows whose picture ids are names with each row’s name and notes the conversion', async () => {
+    const names = ['12345678_9abcdef012_o.jpg', 'img_0', 'photo-é.png']
+    const lines = [`${names[0]} 0 0 1 2`, `${names[1]} 4 5 3 4`, `${names[0]} 0 1 5 6`, `${names[2]} 2 3 7 8`]
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/datasets?name=named&format=hog-text&wait=true',
+      headers: { ...authHeaders, 'content-type': 'text/plain' },
+      payload: `${lines.join('\n')}\n`,
+    })
+    expect(res.statusCode).toBe(201)
+    const id = Dataset.parse(res.json()).id
+    const preview = DatasetPreview.parse(
+      (await app.inject({ method: 'GET', url: `/api/datasets/${id}/preview?rows=4` })).json(),
+    )
+    expect(preview.rows.map((r) => [r.picture, ...r.ids!.slice(1)])).toEqual(
+      lines.map((line) => {
+        const [name, row, col] = line.split(' ')
+        return [name, Number(row), Number(col)]
+      }),
+    )
+    expect(preview.stats.notes?.join(' ')).toMatch(/picture ids are names/)
   })
 
   it('imports a gzipped HOG text sent with PUT and no content type (curl -T)', async () => {

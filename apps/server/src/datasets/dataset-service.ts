@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CodebookError, readStoredRows } from '@codebook/runtime'
+import { CodebookError, readPictureNames, readStoredRows } from '@codebook/runtime'
 import {
   type Dataset,
   type DatasetEvent,
@@ -11,9 +11,9 @@ import {
 } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { type ChildJob, ChildJobError } from '../child/child-job.ts'
-import { createChildSlots } from '../child/child-slots.ts'
 import type { HomePaths } from '../home/home-plugin.ts'
 import { ApiError, datasetNotFound } from '../http/api-error.ts'
+import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
 import {
   type DatasetImportOptions,
   IMPORT_CHILD_LIMITS,
@@ -27,7 +27,7 @@ import { DEMO_UPLOAD_PREFIX, DIRECT_UPLOAD_PREFIX } from './upload-names.ts'
 /** Minimum time between two progress writes/events of one import: keeps the DB and sockets quiet on fast imports. */
 export const PROGRESS_INTERVAL_MS = 250
 
-/** Import children running at once (each may use its RSS bound); further imports wait `processing` at 0. */
+/** Import children running at once (each may use its RSS bound); further imports wait `processing` at 0, in order. */
 export const MAX_CONCURRENT_IMPORTS = 2
 
 /** An uploaded file to turn into a dataset. */
@@ -71,17 +71,15 @@ export interface DatasetService {
    * (call before any import starts or upload arrives).
    */
   recoverInterrupted(): Promise<number>
-  /** Aborts every running import and waits until each is marked failed (`INTERRUPTED`). */
+  /** Aborts every waiting and running import and waits until each is marked failed (`INTERRUPTED`). */
   shutdown(): Promise<void>
-  /** Number of imports running now. */
-  running(): number
   /** PID of the child process importing dataset `id`, if one runs (tests). */
   importPid(id: string): number | undefined
 }
 
-interface RunningImport {
-  controller: AbortController
-  done: Promise<void>
+/** An import waiting for its turn or running. */
+interface PendingImport {
+  request: ImportRequest
   /** PID of the import child while it runs (tests). */
   pid?: number
 }
@@ -104,9 +102,19 @@ export function datasetDir(paths: HomePaths, id: string): string {
 /** Creates the dataset service. */
 export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
   const { repo, paths, emit, log } = deps
-  const running = new Map<string, RunningImport>()
-  const slots = createChildSlots(MAX_CONCURRENT_IMPORTS)
-  let closed = false
+  const pending = new Map<string, PendingImport>()
+  const imports = createJobQueue(
+    {
+      name: 'import',
+      concurrency: MAX_CONCURRENT_IMPORTS,
+      closedError: () =>
+        new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down; retry the upload after it restarts'),
+      run: (id, signal) => runImport(id, signal),
+      // Deleted or shut down before its turn: the upload goes, the record says why.
+      dropped: (id, stop) => failImport(id, stop, stop),
+    },
+    log,
+  )
 
   async function removeUpload(uploadPath: string): Promise<void> {
     // tus keeps the upload's metadata beside it as <id>.json.
@@ -122,21 +130,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     id: string,
     request: ImportRequest,
     signal: AbortSignal,
-    run: RunningImport,
-  ): Promise<VectorStats> {
-    const release = await slots.acquire(signal)
-    try {
-      return await importWithSlot(id, request, signal, run)
-    } finally {
-      release()
-    }
-  }
-
-  async function importWithSlot(
-    id: string,
-    request: ImportRequest,
-    signal: AbortSignal,
-    run: RunningImport,
+    run: PendingImport,
   ): Promise<VectorStats> {
     let lastWrite = 0
     let progressWrites: Promise<void> = Promise.resolve()
@@ -195,22 +189,34 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     return { code: err.code, message }
   }
 
-  async function runImport(
-    id: string,
-    request: ImportRequest,
-    signal: AbortSignal,
-    run: RunningImport,
-  ): Promise<void> {
+  async function runImport(id: string, signal: AbortSignal): Promise<void> {
+    const run = pending.get(id)
+    if (run === undefined) return
     try {
-      const stats = await importInChild(id, request, signal, run)
+      const stats = await importInChild(id, run.request, signal, run)
       const ready = await repo.markReady(id, stats)
       if (ready) emitState(ready.dataset)
       log.info({ datasetId: id, n: stats.n, d: stats.d }, 'dataset ready')
+      pending.delete(id)
+      await removeUpload(run.request.uploadPath)
     } catch (err) {
+      await failImport(id, err, signal.aborted ? signal.reason : undefined)
+    }
+  }
+
+  /**
+   * Ends import `id` as failed: its partial files and upload removed, the record failed with the
+   * child's coded error, or `INTERRUPTED` when it was stopped (`stop`).
+   */
+  async function failImport(id: string, err: unknown, stop: JobStopped | undefined): Promise<void> {
+    const run = pending.get(id)
+    pending.delete(id)
+    if (run === undefined) return
+    try {
       // A killed or crashed child cannot clean up: its partial dataset and temporaries go here.
       await removeImportLeftovers(paths.datasets, id)
-      const error = signal.aborted ? interrupted : failureOf(err, request)
-      if (!signal.aborted && !isCoded(err)) log.error({ err, datasetId: id }, 'import crashed')
+      const error = stop !== undefined ? interrupted : failureOf(err, run.request)
+      if (stop === undefined && !isCoded(err)) log.error({ err, datasetId: id }, 'import crashed')
       else if (error.code === 'IMPORT_CRASHED' || error.code === 'IMPORT_MEMORY_LIMIT')
         // Not the file's format but its size or the child's end: worth the operator's eye.
         log.warn({ datasetId: id, code: error.code }, 'import child stopped')
@@ -218,7 +224,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       const failed = await repo.markFailed(id, error)
       if (failed) emitState(failed.dataset)
     } finally {
-      await removeUpload(request.uploadPath)
+      await removeUpload(run.request.uploadPath)
     }
   }
 
@@ -230,13 +236,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
 
   return {
     async startImport(request) {
-      if (closed) {
-        throw new ApiError(
-          503,
-          'SHUTTING_DOWN',
-          'the server is shutting down; retry the upload after it restarts',
-        )
-      }
+      imports.ensureRoom()
       const id = randomUUID()
       const stored = await repo.insert({
         id,
@@ -246,17 +246,13 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
         uploadId: request.uploadId,
       })
       emitState(stored.dataset)
-      const controller = new AbortController()
-      const run: RunningImport = { controller, done: Promise.resolve() }
-      run.done = runImport(id, request, controller.signal, run)
-        .catch((err) => log.error({ err, datasetId: id }, 'could not record the end of an import'))
-        .finally(() => running.delete(id))
-      running.set(id, run)
+      pending.set(id, { request })
+      imports.submit(id)
       return stored.dataset
     },
 
     async settled(id) {
-      await running.get(id)?.done
+      await imports.settled(id)
       return (await getStored(id)).dataset
     },
 
@@ -281,11 +277,15 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       }
       const count = Math.min(rows, stored.stats.n)
       const block = await readStoredRows(datasetDir(paths, id), 0, count)
+      // Stored ids are int32; a source that named its pictures keeps the names beside them.
+      const names = block.ids === null ? null : await readPictureNames(datasetDir(paths, id))
       const out: DatasetPreview['rows'] = []
       for (let i = 0; i < count; i++) {
+        const ids = block.ids === null ? null : Array.from(block.ids.subarray(i * 3, i * 3 + 3))
         out.push({
           index: i,
-          ids: block.ids === null ? null : Array.from(block.ids.subarray(i * 3, i * 3 + 3)),
+          ids,
+          picture: names === null || ids === null ? null : (names[ids[0]!] ?? null),
           values: Array.from(block.values.subarray(i * block.d, (i + 1) * block.d)),
         })
       }
@@ -294,11 +294,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
 
     async remove(id) {
       const stored = await getStored(id)
-      const run = running.get(id)
-      if (run) {
-        run.controller.abort(new ApiError(409, 'DATASET_DELETED', 'dataset deleted during processing'))
-        await run.done
-      }
+      await imports.cancel(id, new JobStopped('cancelled', 'dataset deleted during processing'))
       await removeImportLeftovers(paths.datasets, id)
       if (stored.uploadId !== null) await removeUpload(join(paths.uploads, stored.uploadId))
       await repo.delete(id)
@@ -308,14 +304,17 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     async recoverInterrupted() {
       const stale = await repo.listProcessing()
       for (const stored of stale) {
-        if (running.has(stored.dataset.id)) continue
+        if (imports.state(stored.dataset.id) !== undefined) continue
         await removeImportLeftovers(paths.datasets, stored.dataset.id)
         if (stored.uploadId !== null) await removeUpload(join(paths.uploads, stored.uploadId))
         await repo.markFailed(stored.dataset.id, interrupted)
         log.warn({ datasetId: stored.dataset.id }, 'dataset interrupted by a restart marked failed')
       }
       // Temporaries of imports whose record is gone or already ended (a crash between steps).
-      const removed = await removeTemporaries(paths.datasets, (dataset) => running.has(dataset))
+      const removed = await removeTemporaries(
+        paths.datasets,
+        (dataset) => imports.state(dataset) !== undefined,
+      )
       if (removed > 0) log.warn({ count: removed }, 'removed import temporaries left by a crash')
       // Direct and demo uploads the dead server was still receiving or staging (tus expires its own).
       const uploads = await removeStrayUploads(paths.uploads, [DIRECT_UPLOAD_PREFIX, DEMO_UPLOAD_PREFIX])
@@ -323,15 +322,8 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       return stale.length
     },
 
-    async shutdown() {
-      closed = true
-      const all = [...running.values()]
-      for (const run of all) run.controller.abort(new CodebookError('INTERRUPTED', interrupted.message))
-      await Promise.all(all.map((run) => run.done))
-    },
+    shutdown: () => imports.close(),
 
-    running: () => running.size,
-
-    importPid: (id) => running.get(id)?.pid,
+    importPid: (id) => pending.get(id)?.pid,
   }
 }

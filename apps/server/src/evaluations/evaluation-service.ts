@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
+import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
 import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
 import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
 import { progressTracker } from './evaluation-progress.ts'
@@ -68,14 +69,6 @@ export function evaluationNotFound(id: string): ApiError {
   return new ApiError(404, 'EVALUATION_NOT_FOUND', `no evaluation with id ${id}`)
 }
 
-interface Active {
-  id: string
-  process: EvaluationProcess | undefined
-  /** Set when cancel or shutdown stopped it: decides the final status. */
-  abort: 'cancelled' | 'interrupted' | undefined
-  done: Promise<void>
-}
-
 /**
  * Maps an evaluated image index back to the image set: with `limitPerClass` L the evaluated set
  * is the first min(L, count) images of each class, class by class, as the set stores them.
@@ -118,13 +111,12 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
   const { repo, log } = deps
   const startProcess = deps.start ?? runEvaluationProcess
   const interval = deps.progressIntervalMs ?? 250
-  const queue: string[] = []
-  let active: Active | undefined
-  let closed = false
+  /** The child process of the running evaluation (one at a time). */
+  const processes = new Map<string, EvaluationProcess>()
   /** Per-evaluation chain of writes and emits, so events reach clients in the order they happened. */
   const chains = new Map<string, Promise<unknown>>()
 
-  function enqueue(id: string, work: () => Promise<void>): Promise<void> {
+  function inOrder(id: string, work: () => Promise<void>): Promise<void> {
     const next = (chains.get(id) ?? Promise.resolve()).then(work).catch((err) => {
       log.error({ err, evaluationId: id }, 'evaluation update could not be stored')
     })
@@ -146,29 +138,44 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
   }
 
   async function end(id: string, ending: EvaluationEnding): Promise<void> {
-    await enqueue(id, async () => {
+    await inOrder(id, async () => {
       const final = await repo.finish(id, ending)
       if (final) emitState(final)
     })
   }
 
-  function pump(): void {
-    if (closed || active !== undefined || queue.length === 0) return
-    const id = queue.shift()!
-    const a: Active = { id, process: undefined, abort: undefined, done: Promise.resolve() }
-    active = a
-    a.done = execute(a)
-      .catch((err) => log.error({ err, evaluationId: id }, 'evaluation crashed'))
-      .finally(() => {
-        active = undefined
-        pump()
-      })
+  const jobs = createJobQueue(
+    {
+      name: 'evaluation',
+      // One at a time: an evaluation already uses every core (its own K-means workers).
+      concurrency: 1,
+      closedError: () => new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down'),
+      run: execute,
+      // Cancelled before its turn; one left waiting at shutdown stays queued for the next start.
+      dropped: (id, stop) => (stop.why === 'cancelled' ? end(id, stopped(stop)) : undefined),
+      async recover() {
+        const interrupted = await repo.interruptRunning()
+        for (const e of interrupted) emitState(e)
+        if (interrupted.length > 0)
+          log.warn(
+            { count: interrupted.length },
+            'evaluations cut off by the last shutdown marked interrupted',
+          )
+        return (await repo.listQueued()).map((e) => e.evaluation.id)
+      },
+    },
+    log,
+  )
+
+  /** The ending of an evaluation stopped by cancel or shutdown. */
+  function stopped(stop: JobStopped): EvaluationEnding {
+    return stop.ending('EVALUATION_CANCELLED', 'evaluation')
   }
 
-  async function execute(a: Active): Promise<void> {
-    const stored = await repo.markRunning(a.id)
+  async function execute(id: string, signal: AbortSignal): Promise<void> {
+    const stored = await repo.markRunning(id)
     if (stored === undefined) return // cancelled while queued
-    await enqueue(a.id, async () => emitState(stored.evaluation))
+    await inOrder(id, async () => emitState(stored.evaluation))
     const params = stored.params
     try {
       const imageSet = await deps.imageSets.stored(params.imageSetId).catch(() => {
@@ -184,40 +191,41 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
           const now = performance.now()
           if (key === last.key && now - last.at < interval) return
           last = { at: now, key }
-          void enqueue(a.id, async () => {
-            await repo.setProgress(a.id, progress.fraction)
-            deps.emit({ evaluationId: a.id, type: 'progress', data: progress })
+          void inOrder(id, async () => {
+            await repo.setProgress(id, progress.fraction)
+            deps.emit({ evaluationId: id, type: 'progress', data: progress })
           })
         },
         onResult: (r) => {
           const result = toKResult(r, params)
-          void enqueue(a.id, async () => {
-            await repo.appendResult(a.id, result)
-            deps.emit({ evaluationId: a.id, type: 'result', data: result })
+          void inOrder(id, async () => {
+            await repo.appendResult(id, result)
+            deps.emit({ evaluationId: id, type: 'result', data: result })
           })
         },
       })
-      a.process = proc
+      processes.set(id, proc)
+      const cancel = () => void proc.cancel()
       // Stopped between markRunning and here: stop the child at once.
-      if (a.abort) void proc.cancel()
-      await proc.done
-      if (a.abort) throw new Error(a.abort)
-      await end(a.id, { status: 'succeeded' })
+      if (signal.aborted) cancel()
+      else signal.addEventListener('abort', cancel, { once: true })
+      try {
+        await proc.done
+      } finally {
+        signal.removeEventListener('abort', cancel)
+        processes.delete(id)
+      }
+      signal.throwIfAborted()
+      await end(id, { status: 'succeeded' })
     } catch (err) {
-      if (a.abort) {
-        await end(a.id, {
-          status: a.abort,
-          error:
-            a.abort === 'cancelled'
-              ? { code: 'EVALUATION_CANCELLED', message: 'cancelled by request' }
-              : { code: 'INTERRUPTED', message: 'the server stopped while the evaluation was running' },
-        })
+      if (signal.reason instanceof JobStopped) {
+        await end(id, stopped(signal.reason))
         return
       }
       const code = err instanceof CodebookError || hasCode(err) ? err.code : 'EVALUATION_FAILED'
       const message = err instanceof Error ? err.message : String(err)
-      log.warn({ err, evaluationId: a.id }, 'evaluation failed')
-      await end(a.id, { status: 'failed', error: { code, message } })
+      log.warn({ err, evaluationId: id }, 'evaluation failed')
+      await end(id, { status: 'failed', error: { code, message } })
     }
   }
 
@@ -242,15 +250,9 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
     }
   }
 
-  async function stop(a: Active, why: 'cancelled' | 'interrupted'): Promise<void> {
-    a.abort ??= why
-    await a.process?.cancel()
-    await a.done
-  }
-
   return {
     async create(input) {
-      if (closed) throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down')
+      jobs.ensureRoom()
       const { imageSet, layout } = await deps.imageSets.stored(input.imageSetId)
       if (imageSet.status !== 'ready' || imageSet.classes === null)
         throw new ApiError(409, 'IMAGE_SET_NOT_READY', `image set ${imageSet.id} is ${imageSet.status}`)
@@ -283,9 +285,8 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
       const id = randomUUID()
       const sizes = [...input.k, ...vocabularies.map((v) => v.k)]
       const stored = await repo.insert(id, name ?? `${imageSet.name}, k ${sizes.join('/')}`, params)
-      await enqueue(id, async () => emitState(stored.evaluation))
-      queue.push(id)
-      pump()
+      await inOrder(id, async () => emitState(stored.evaluation))
+      jobs.submit(id)
       return stored.evaluation
     },
 
@@ -297,8 +298,8 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
 
     async cancel(id) {
       const { evaluation } = await getStored(id)
-      if (active?.id === id) {
-        await stop(active, 'cancelled')
+      if (await jobs.cancel(id)) {
+        await chains.get(id)
         return (await getStored(id)).evaluation
       }
       if (FINAL_EVALUATION_STATUSES.includes(evaluation.status))
@@ -307,46 +308,24 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
           'EVALUATION_FINISHED',
           `evaluation ${id} has already ended (${evaluation.status})`,
         )
-      const i = queue.indexOf(id)
-      if (i >= 0) queue.splice(i, 1)
-      await end(id, {
-        status: 'cancelled',
-        error: { code: 'EVALUATION_CANCELLED', message: 'cancelled by request' },
-      })
+      await end(id, stopped(new JobStopped('cancelled')))
       return (await getStored(id)).evaluation
     },
 
     async settled(id) {
-      for (;;) {
-        if (active?.id === id) await active.done
-        const { evaluation } = await getStored(id)
-        if (evaluation.status !== 'queued' && evaluation.status !== 'running') {
-          await chains.get(id)
-          return (await getStored(id)).evaluation
-        }
-        await new Promise((r) => setTimeout(r, 50))
-      }
+      await jobs.settled(id)
+      await chains.get(id)
+      return (await getStored(id)).evaluation
     },
 
     usesImageSet: (imageSetId) => repo.usesImageSet(imageSetId),
 
-    childPid(id) {
-      return active?.id === id ? active.process?.child.pid : undefined
-    },
+    childPid: (id) => processes.get(id)?.child.pid,
 
-    async start() {
-      const interrupted = await repo.interruptRunning()
-      for (const e of interrupted) emitState(e)
-      if (interrupted.length > 0)
-        log.warn({ count: interrupted.length }, 'evaluations cut off by the last shutdown marked interrupted')
-      for (const e of await repo.listQueued()) queue.push(e.evaluation.id)
-      pump()
-    },
+    start: () => jobs.start(),
 
     async shutdown() {
-      closed = true
-      queue.length = 0
-      if (active) await stop(active, 'interrupted')
+      await jobs.close()
       await Promise.all([...chains.values()])
     },
   }

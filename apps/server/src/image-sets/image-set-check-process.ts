@@ -13,7 +13,10 @@ const CHECK_HEAP_MB = 512
  * its summary; rejects with a {@link ChildJobError} carrying the check's code, or
  * `IMAGE_SET_CHECK_CRASHED` when the child dies.
  */
-export async function checkImageSetInChild(job: ImageSetCheckJob): Promise<ImageSetSummary> {
+export async function checkImageSetInChild(
+  job: ImageSetCheckJob,
+  signal?: AbortSignal,
+): Promise<ImageSetSummary> {
   let summary: ImageSetSummary | undefined
   const proc: ChildJob = startChildJob<ImageSetCheckJob, ImageSetCheckMessage>(
     childCommand(import.meta.url, './image-set-check-child', { maxHeapMb: CHECK_HEAP_MB }),
@@ -26,7 +29,14 @@ export async function checkImageSetInChild(job: ImageSetCheckJob): Promise<Image
         new ChildJobError('IMAGE_SET_CHECK_CRASHED', `the image check process exited early (${exit})`),
     },
   )
-  await proc.done
+  // The check writes nothing of its own: a stopped one is killed at once.
+  const kill = () => void proc.stop(0)
+  signal?.addEventListener('abort', kill, { once: true })
+  try {
+    await proc.done
+  } finally {
+    signal?.removeEventListener('abort', kill)
+  }
   if (summary === undefined)
     throw new ChildJobError('IMAGE_SET_CHECK_CRASHED', 'the image check process ended without a summary')
   return summary

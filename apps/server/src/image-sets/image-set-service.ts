@@ -6,9 +6,14 @@ import type { CreateImageSetQuery, ImageSet } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import sharp from 'sharp'
 import { ChildJobError } from '../child/child-job.ts'
-import { createChildSlots } from '../child/child-slots.ts'
 import { ApiError } from '../http/api-error.ts'
-import { type ImageSetCheckJob, PIXEL_BUDGET, type PixelBudget } from './image-set-check.ts'
+import { createRequestQueue } from '../jobs/request-queue.ts'
+import {
+  type ImageSetCheckJob,
+  type ImageSetSummary,
+  PIXEL_BUDGET,
+  type PixelBudget,
+} from './image-set-check.ts'
 import { checkImageSetInChild } from './image-set-check-process.ts'
 import type { ImageSetLayout, ImageSetRepo, StoredImageSet } from './image-set-repo.ts'
 
@@ -47,6 +52,8 @@ export interface ImageSetService {
   imagePng(id: string, index: number): Promise<Buffer>
   /** The runtime source that loads the set (for evaluations). */
   source(stored: StoredImageSet, limitPerClass?: number): LabelledImageSource
+  /** Stops taking uploads; checks still waiting or running are refused with 503 `SHUTTING_DOWN`. */
+  close(): Promise<void>
 }
 
 /** `IMAGE_SET_NOT_FOUND` (404). */
@@ -69,8 +76,17 @@ function parseGrid(grid: string): { cellWidth: number; cellHeight: number } {
 export function createImageSetService(deps: ImageSetServiceDeps): ImageSetService {
   const { repo, dir, log } = deps
   const budget = deps.budget ?? PIXEL_BUDGET
-  // Checks waiting for a slot hold only their upload on disk; two children decode at most two images.
-  const checkSlots = createChildSlots(MAX_CONCURRENT_CHECKS)
+  // Checks waiting their turn hold only their upload on disk; two children decode at most two images.
+  const checks = createRequestQueue<ImageSetCheckJob, ImageSetSummary>(
+    {
+      name: 'image-set check',
+      concurrency: MAX_CONCURRENT_CHECKS,
+      closedError: () =>
+        new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down; upload again after it restarts'),
+      run: checkImageSetInChild,
+    },
+    log,
+  )
   /** Zip entry names by set id, read from entries.json once. */
   const entriesCache = new Map<string, string[]>()
 
@@ -120,16 +136,13 @@ export function createImageSetService(deps: ImageSetServiceDeps): ImageSetServic
           grid === null
             ? { kind: 'zip', file: uploadPath, budget }
             : { kind: 'grid', file: uploadPath, ...grid, budget }
-        const release = await checkSlots.acquire()
-        const set = await checkImageSetInChild(job)
-          .finally(release)
-          .catch((err: unknown) => {
-            if (!(err instanceof ChildJobError || err instanceof CodebookError)) throw err
-            // Name the upload, not the temporary file it was streamed to.
-            const message = err.message.split(uploadPath).join(query.name)
-            const status = err.code.endsWith('_CRASHED') ? 500 : 400
-            throw new ApiError(status, err.code, message, { cause: err })
-          })
+        const set = await checks.perform(job).catch((err: unknown) => {
+          if (!(err instanceof ChildJobError || err instanceof CodebookError)) throw err
+          // Name the upload, not the temporary file it was streamed to.
+          const message = err.message.split(uploadPath).join(query.name)
+          const status = err.code.endsWith('_CRASHED') ? 500 : 400
+          throw new ApiError(status, err.code, message, { cause: err })
+        })
         const layout: ImageSetLayout = {
           grid: grid && { ...grid, columns: set.columns },
           classCounts: set.classCounts,
@@ -221,5 +234,7 @@ export function createImageSetService(deps: ImageSetServiceDeps): ImageSetServic
         ...(limitPerClass === undefined ? {} : { limitPerClass }),
       }
     },
+
+    close: () => checks.queue.close(),
   }
 }

@@ -48,6 +48,7 @@ async function imageSetsPluginImpl(app: FastifyInstance, options: ImageSetsPlugi
   }
   app.addHook('preClose', async () => {
     await seeding
+    await service.close()
   })
 }
 

@@ -363,6 +363,7 @@ describe('runs across a restart', () => {
         chainOrder: 'topology',
         aggregation: 'three-stage',
         algorithm: 'lloyd',
+        assignment: 'exact',
         kernel: 'reference',
         seed: 1,
         init: 'kmeans++',

@@ -1,5 +1,6 @@
 import type { SimulatedBroadcast } from '@codebook/shared'
 import { afterEach, describe, expect, it } from 'vitest'
+import { quietLog } from '../test-support/quiet-log.ts'
 import type { SimulationJob } from './simulation-job.ts'
 import { createSimulationRunner, type SimulationRunner } from './simulation-runner.ts'
 import { papersTopology } from './topology-seed.ts'
@@ -28,7 +29,7 @@ describe('simulation runner', () => {
   afterEach(() => runner?.close())
 
   it('stops a what-if at its time limit, kills its process, and runs the next one on a fresh process', async () => {
-    runner = createSimulationRunner({ timeoutMs: 12_000, maxQueued: 4 })
+    runner = createSimulationRunner({ timeoutMs: 12_000, maxQueued: 4 }, quietLog())
     // Warm up so the limit below measures simulation, not the process start.
     await runner.run(broadcast(1e6, ['chain'], 10))
     const first = runner.pid()!
@@ -47,7 +48,7 @@ describe('simulation runner', () => {
   }, 60_000)
 
   it('answers a runtime error with its code, refuses work beyond the queue, and fails waiting work on close', async () => {
-    runner = createSimulationRunner({ timeoutMs: 60_000, maxQueued: 1 })
+    runner = createSimulationRunner({ timeoutMs: 60_000, maxQueued: 1 }, quietLog())
     await expect(runner.run(broadcast(1, ['chain'], 500))).rejects.toMatchObject({
       code: 'SIM_TOO_MANY_NODES',
       statusCode: 400,

@@ -1,6 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process'
+import type { FastifyBaseLogger } from 'fastify'
 import { childCommand } from '../child/child-command.ts'
 import { ApiError } from '../http/api-error.ts'
+import { createRequestQueue } from '../jobs/request-queue.ts'
 import type { SimulationJob, SimulationReply } from './simulation-job.ts'
 
 /** Options of {@link createSimulationRunner}. */
@@ -29,112 +31,115 @@ export interface SimulationRunner {
  */
 export const SIMULATION_DEFAULTS = { timeoutMs: 120_000, maxQueued: 4, maxHeapMb: 2048 } as const
 
-interface Pending {
-  id: number
-  job: SimulationJob
-  resolve(result: unknown): void
-  reject(err: Error): void
-}
-
 /**
  * A long-lived simulation process, started on first use and reused (starting it costs ≈ 1–3 s).
- * Jobs run one at a time in arrival order; one that exceeds `timeoutMs` kills the process (the
- * next job starts a fresh one), so no request can hold the server or the process for long.
+ * What-ifs are jobs of the server's job queue: one at a time in arrival order; one that exceeds
+ * `timeoutMs` kills the process (the next job starts a fresh one), so no request can hold the
+ * server or the process for long.
  */
-export function createSimulationRunner(options: SimulationRunnerOptions): SimulationRunner {
+export function createSimulationRunner(
+  options: SimulationRunnerOptions,
+  log: FastifyBaseLogger,
+): SimulationRunner {
   const { entry, execArgv } = childCommand(import.meta.url, './simulation-child', {
     maxHeapMb: options.maxHeapMb ?? SIMULATION_DEFAULTS.maxHeapMb,
   })
   let child: ChildProcess | undefined
-  let running: (Pending & { timer: NodeJS.Timeout; child: ChildProcess }) | undefined
-  const queue: Pending[] = []
+  /** Every process not yet exited, a killed one included: close waits for all of them. */
+  const alive = new Set<ChildProcess>()
   let nextId = 1
-  let closed = false
-
-  function settle(reply: SimulationReply): void {
-    if (!running || reply.id !== running.id) return
-    const job = running
-    running = undefined
-    clearTimeout(job.timer)
-    if (reply.ok) job.resolve(reply.result)
-    else job.reject(new ApiError(reply.status, reply.code, reply.message))
-    pump()
-  }
 
   function spawnChild(): ChildProcess {
     const c = fork(entry, [], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-    c.on('message', (m) => settle(m as SimulationReply))
-    c.on('exit', (code, signal) => {
+    alive.add(c)
+    c.on('exit', () => {
+      alive.delete(c)
       if (child === c) child = undefined
-      // Only a crash of the process running the job fails it (a killed one's exit comes later).
-      if (running?.child !== c) return
-      const job = running
-      running = undefined
-      clearTimeout(job.timer)
-      job.reject(
-        new ApiError(
-          500,
-          'SIM_CRASHED',
-          `the simulation process exited (${signal ?? `code ${code}`}); the what-if may be too large for its memory`,
-        ),
-      )
-      pump()
     })
     return c
   }
 
-  function pump(): void {
-    if (running || closed) return
-    const next = queue.shift()
-    if (!next) return
-    child ??= spawnChild()
-    const c = child
-    const timer = setTimeout(() => {
-      if (running?.id !== next.id) return
-      running = undefined
-      if (child === c) child = undefined
-      c.kill('SIGKILL')
-      next.reject(
-        new ApiError(
-          422,
-          'SIM_TIMEOUT',
-          `the simulation took longer than ${options.timeoutMs / 1000} s and was stopped: use fewer nodes, fewer bytes or a larger chunkBytes`,
-        ),
-      )
-      pump()
-    }, options.timeoutMs)
-    running = { ...next, timer, child: c }
-    c.send({ id: next.id, job: next.job })
+  function kill(c: ChildProcess): void {
+    if (child === c) child = undefined
+    c.kill('SIGKILL')
   }
 
-  return {
-    run(job) {
-      if (closed) return Promise.reject(new ApiError(503, 'SIM_CLOSED', 'the server is shutting down'))
-      if (queue.length >= options.maxQueued)
-        return Promise.reject(
-          new ApiError(503, 'SIM_BUSY', `${queue.length} simulations are waiting already; retry in a moment`),
+  /** Sends `job` to the process and waits for its reply, its crash, the time limit or the signal. */
+  function simulate(job: SimulationJob, signal: AbortSignal): Promise<unknown> {
+    child ??= spawnChild()
+    const c = child
+    const id = nextId++
+    return new Promise((resolve, reject) => {
+      const finish = (settle: () => void) => {
+        clearTimeout(timer)
+        c.off('message', onMessage)
+        c.off('exit', onExit)
+        signal.removeEventListener('abort', onAbort)
+        settle()
+      }
+      const onMessage = (raw: unknown) => {
+        const reply = raw as SimulationReply
+        if (reply.id !== id) return
+        finish(() =>
+          reply.ok ? resolve(reply.result) : reject(new ApiError(reply.status, reply.code, reply.message)),
         )
-      return new Promise((resolve, reject) => {
-        queue.push({ id: nextId++, job, resolve, reject })
-        pump()
-      })
+      }
+      const onExit = (code: number | null, exitSignal: NodeJS.Signals | null) =>
+        finish(() =>
+          reject(
+            new ApiError(
+              500,
+              'SIM_CRASHED',
+              `the simulation process exited (${exitSignal ?? `code ${code}`}); the what-if may be too large for its memory`,
+            ),
+          ),
+        )
+      const onAbort = () => {
+        kill(c)
+        finish(() => reject(signal.reason))
+      }
+      const timer = setTimeout(() => {
+        kill(c)
+        finish(() =>
+          reject(
+            new ApiError(
+              422,
+              'SIM_TIMEOUT',
+              `the simulation took longer than ${options.timeoutMs / 1000} s and was stopped: use fewer nodes, fewer bytes or a larger chunkBytes`,
+            ),
+          ),
+        )
+      }, options.timeoutMs)
+      c.on('message', onMessage)
+      c.once('exit', onExit)
+      signal.addEventListener('abort', onAbort, { once: true })
+      c.send({ id, job })
+    })
+  }
+
+  const closedError = () => new ApiError(503, 'SIM_CLOSED', 'the server is shutting down')
+  const simulations = createRequestQueue<SimulationJob, unknown>(
+    {
+      name: 'simulation',
+      concurrency: 1,
+      maxQueued: options.maxQueued,
+      queueFull: (waiting) =>
+        new ApiError(503, 'SIM_BUSY', `${waiting} simulations are waiting already; retry in a moment`),
+      closedError,
+      run: simulate,
     },
+    log,
+  )
+
+  return {
+    run: (job) => simulations.perform(job),
 
     async close() {
-      closed = true
-      for (const p of queue.splice(0))
-        p.reject(new ApiError(503, 'SIM_CLOSED', 'the server is shutting down'))
-      if (running) {
-        clearTimeout(running.timer)
-        running.reject(new ApiError(503, 'SIM_CLOSED', 'the server is shutting down'))
-        running = undefined
-      }
-      const c = child
+      await simulations.queue.close()
       child = undefined
-      if (!c || c.exitCode !== null || c.signalCode !== null) return
-      const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()))
-      c.kill('SIGKILL')
-      await exited
+      const exits = [...alive].map((c) => new Promise<void>((resolve) => c.once('exit', () => resolve())))
+      for (const c of alive) c.kill('SIGKILL')
+      await Promise.all(exits)
     },
 
     pid: () => child?.pid,

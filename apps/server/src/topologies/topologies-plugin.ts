@@ -31,7 +31,7 @@ async function topologiesPluginImpl(app: FastifyInstance, options: TopologiesPlu
   const repo = createTopologyRepo(app.db)
   const service = createTopologyService(repo)
   app.decorate('topologies', service)
-  const simulations = createSimulationRunner({ ...SIMULATION_DEFAULTS, ...options.simulation })
+  const simulations = createSimulationRunner({ ...SIMULATION_DEFAULTS, ...options.simulation }, app.log)
   app.decorate('simulations', simulations)
   app.addHook('preClose', () => simulations.close())
   // A few rows: done before listening, so the first page load already lists it.

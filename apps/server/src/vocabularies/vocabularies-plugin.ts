@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 async function vocabulariesPluginImpl(app: FastifyInstance): Promise<void> {
-  const runner = createAssignmentRunner({ hidePaths: (m) => hideServerPaths(m, app.home.home) })
+  const runner = createAssignmentRunner({ hidePaths: (m) => hideServerPaths(m, app.home.home), log: app.log })
   app.decorate(
     'vocabularies',
     createVocabularyService({

@@ -6,12 +6,14 @@ import { RunEChart } from './run-echart.tsx'
 
 /**
  * Inertia per iteration (log y when it falls by orders of magnitude, as with a random init) and,
- * when the reports carry it, the distance fraction on a second axis. `version` (throttled by the
+ * when the reports carry them, the distance fraction and the approximate assignment's recall on
+ * a second axis (both fractions). `version` (throttled by the
  * caller) says when the columns of `live` grew.
  */
 export function RunInertiaChart(props: { live: RunLive; version: number }) {
   const { live, version } = props
-  const withFraction = live.hasDistanceFraction
+  const withRecall = live.hasAssignmentRecall
+  const withFraction = live.hasDistanceFraction || withRecall
   const base = useMemo<EChartsCoreOption>(
     () => ({
       animation: false,
@@ -35,7 +37,7 @@ export function RunInertiaChart(props: { live: RunLive; version: number }) {
         },
         {
           type: 'value',
-          name: 'distance fraction',
+          name: withRecall ? 'fraction' : 'distance fraction',
           min: 0,
           show: withFraction,
           axisLabel: { color: chartColors.muted },
@@ -55,9 +57,12 @@ export function RunInertiaChart(props: { live: RunLive; version: number }) {
               },
             ]
           : []),
+        ...(withRecall
+          ? [{ id: 'recall', name: 'assignment recall', type: 'line', yAxisIndex: 1, color: '#059669' }]
+          : []),
       ],
     }),
-    [withFraction],
+    [withFraction, withRecall],
   )
   // biome-ignore lint/correctness/useExhaustiveDependencies: version says when live's columns grew
   const data = useMemo<EChartsCoreOption>(() => {
@@ -85,8 +90,17 @@ export function RunInertiaChart(props: { live: RunLive; version: number }) {
               },
             ]
           : []),
+        ...(withRecall
+          ? [
+              {
+                id: 'recall',
+                showSymbol,
+                data: Array.from(live.assignmentRecall.view(), (v) => (Number.isNaN(v) ? null : v)),
+              },
+            ]
+          : []),
       ],
     }
-  }, [live, version, withFraction])
+  }, [live, version, withFraction, withRecall])
   return <RunEChart base={base} data={data} height={260} label="Inertia per iteration" />
 }

@@ -32,6 +32,7 @@ describe('validateRunForm', () => {
         chainOrder: 'topology',
         aggregation: 'three-stage',
         algorithm: 'lloyd',
+        assignment: 'exact',
         init: 'kmeans++',
         kernel: runDefaults.kernel,
       },

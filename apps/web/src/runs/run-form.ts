@@ -5,6 +5,7 @@ import {
   initMethods,
   runAggregations,
   runAlgorithms,
+  runAssignments,
   runBounds,
   runBroadcasts,
   runChainOrders,
@@ -25,6 +26,7 @@ export interface RunFormValues {
   chainOrder: (typeof runChainOrders)[number]
   aggregation: (typeof runAggregations)[number]
   algorithm: (typeof runAlgorithms)[number]
+  assignment: (typeof runAssignments)[number]
   init: (typeof initMethods)[number]
   kernel: string
   /** Saved topology the workers run as; '' = none (every worker on one rack). */
@@ -39,6 +41,7 @@ export const runFormChoices = {
   chainOrder: runChainOrders,
   aggregation: runAggregations,
   algorithm: runAlgorithms,
+  assignment: runAssignments,
   init: initMethods,
 } as const
 
@@ -55,6 +58,7 @@ export const defaultRunForm: RunFormValues = {
   chainOrder: runDefaults.chainOrder,
   aggregation: runDefaults.aggregation,
   algorithm: runDefaults.algorithm,
+  assignment: runDefaults.assignment,
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
   topologyId: '',
@@ -153,6 +157,7 @@ export function validateRunForm(
     chainOrder: values.chainOrder,
     aggregation: values.aggregation,
     algorithm: values.algorithm,
+    assignment: values.assignment,
     init: values.init,
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),

@@ -116,6 +116,9 @@ export class RunLive {
   /** NaN where an iteration has no distance fraction. */
   readonly distanceFraction = new GrowableColumn()
   hasDistanceFraction = false
+  /** Approximate assignment's recall per iteration; NaN where an iteration has none (exact). */
+  readonly assignmentRecall = new GrowableColumn()
+  hasAssignmentRecall = false
   /** Sum of `totalMs`, for the mean iteration time. */
   totalMsSum = 0
   /** The last iteration event's payload, validated whole only when {@link lastReport} is read. */
@@ -200,6 +203,8 @@ export class RunLive {
     this.reassigned.push(r.reassigned)
     this.distanceFraction.push(r.distanceFraction ?? Number.NaN)
     if (r.distanceFraction !== undefined) this.hasDistanceFraction = true
+    this.assignmentRecall.push(r.assignmentRecall ?? Number.NaN)
+    if (r.assignmentRecall !== undefined) this.hasAssignmentRecall = true
     this.lastRaw = raw
   }
 }

@@ -10,6 +10,7 @@ import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
 import { registerLab } from './commands/lab.ts'
 import { registerSimulate } from './commands/simulate.ts'
+import { registerStudy } from './commands/study.ts'
 import { registerTopology } from './commands/topology.ts'
 import { registerWorker } from './commands/worker.ts'
 
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerBenchKmeans(program)
   registerTopology(program)
   registerSimulate(program)
+  registerStudy(program)
   registerEvaluate(program)
   registerColumnStats(program)
   registerLab(program)

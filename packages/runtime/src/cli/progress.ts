@@ -37,3 +37,25 @@ export function startByteProgress(stream: CommandIo['stderr'], totalBytes: numbe
     stop: () => bar.stop(),
   }
 }
+
+/** A count-progress display (e.g. runs of a study): a no-op unless stderr is a terminal. */
+export interface CountProgress {
+  update(done: number): void
+  stop(): void
+}
+
+/** Starts a progress bar over `total` items named `unit` on `stream` when it is a TTY. */
+export function startCountProgress(stream: CommandIo['stderr'], total: number, unit: string): CountProgress {
+  if (!stream.isTTY) return { update() {}, stop() {} }
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: `{bar} {percentage}% | {value}/{total} ${unit} | ETA {eta_formatted}`,
+      hideCursor: true,
+      clearOnComplete: true,
+    },
+    cliProgress.Presets.shades_classic,
+  )
+  bar.start(Math.max(total, 1), 0)
+  return { update: (done) => bar.update(Math.min(done, total)), stop: () => bar.stop() }
+}

@@ -3,6 +3,12 @@ import { UsageError } from '../errors.ts'
 /** The assignment algorithm of every map task: brute-force Lloyd or an exact bounded one. */
 export type KmeansAlgorithm = 'lloyd' | 'hamerly' | 'yinyang'
 
+/** How map tasks find each point's centroid: exactly (brute force or bounds) or through an HNSW index. */
+export type KmeansAssignment = 'exact' | 'approximate'
+
+/** Every accepted `--assignment` value. */
+export const kmeansAssignments: readonly KmeansAssignment[] = ['exact', 'approximate']
+
 /** What `--algorithm` accepts: a {@link KmeansAlgorithm} or `auto` (see {@link chooseAlgorithm}). */
 export type KmeansAlgorithmChoice = KmeansAlgorithm | 'auto'
 

@@ -32,6 +32,13 @@ export const LoadRequest = z.object({
    * distance blocks (the ONNX kernel); the driver resolves `auto` before loading.
    */
   algorithm: z.enum(['lloyd', 'hamerly', 'yinyang']).optional(),
+  /**
+   * `approximate`: each task assigns through an HNSW index over the centroids (no bounds; the
+   * driver refuses it with `hamerly` / `yinyang`) and measures recall on `recallSample` points.
+   */
+  assignment: z.enum(['exact', 'approximate']).optional(),
+  /** Points per task in the approximate assignment's recall sample (default 256). */
+  recallSample: z.number().int().nonnegative().optional(),
   /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
   k: z.number().int().positive().optional(),
   partition: PartitionSpec,
@@ -113,6 +120,8 @@ export const IterateResult = z.object({
   skipped: z.array(count),
   /** Point–centroid distances the map tasks evaluated (n·k per task for Lloyd; fewer once bounds prune). */
   distancesEvaluated: z.number(),
+  /** Approximate assignment only: the recall sample's size and hits over this worker's tasks. */
+  recall: z.object({ sampled: count, matched: count }).optional(),
   /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
   maxRssBytes: z.number(),
 })

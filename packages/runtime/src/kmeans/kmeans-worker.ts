@@ -11,6 +11,7 @@ import { openNpy } from '../formats/index.ts'
 import { asFloat32, bytesOf } from '../framework/control-channel.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
 import type { AccelState } from './accel/accel-state.ts'
+import { type ApproximateState, createApproximateState } from './accel/approximate.ts'
 import { createHamerlyState } from './accel/hamerly.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
@@ -27,6 +28,8 @@ interface MapTask {
   kernel: AssignKernel
   /** Bounds state of Hamerly / Yinyang, kept across iterations; null for Lloyd. */
   accel: AccelState | null
+  /** The HNSW assignment of `assignment: 'approximate'` (then `accel` is null). */
+  approximate: ApproximateState | null
 }
 
 /** The kernel as a dense-pass kernel for the accelerated states, if it can return distance blocks. */
@@ -96,9 +99,14 @@ export class KmeansWorkerState {
     for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
       const kernel = await factory({ threads })
-      const accel = createAccelState(req.algorithm ?? 'lloyd', pts, req.d, kernel)
+      const taskN = req.d === 0 ? 0 : pts.length / req.d
+      const approximate =
+        req.assignment === 'approximate'
+          ? createApproximateState(pts, taskN, req.d, kernel, { recallSample: req.recallSample, threads })
+          : null
+      const accel = approximate ? null : createAccelState(req.algorithm ?? 'lloyd', pts, req.d, kernel)
       if (req.k !== undefined) await kernel.prepare?.(req.d, req.k, accel ? accel.kernelPasses : ['assign'])
-      this.tasks.push({ points: pts, sums: createClusterSums(pts, req.d), kernel, accel })
+      this.tasks.push({ points: pts, sums: createClusterSums(pts, req.d), kernel, accel, approximate })
     }
     return { points: n, tasks: this.tasks.length }
   }
@@ -145,12 +153,22 @@ export class KmeansWorkerState {
     let reassigned = 0
     let points = 0
     let distancesEvaluated = 0
+    let recall: IterateResult['recall']
     // The map tasks are started together (a kernel whose native call is truly asynchronous would
     // overlap; onnxruntime-node's does not); their sums are then updated task by task, in a fixed
     // order, so results do not depend on timing.
     // Accelerated states need k ≥ 2 (a second-nearest centroid); with one centroid Lloyd is trivial anyway.
     const assigned = await Promise.all(
       this.tasks.map(async (task) => {
+        if (task.approximate) {
+          const a = await task.approximate.assign(centroids, k)
+          distancesEvaluated += a.distancesEvaluated
+          recall = {
+            sampled: (recall?.sampled ?? 0) + a.recall.sampled,
+            matched: (recall?.matched ?? 0) + a.recall.matched,
+          }
+          return a.labels
+        }
         if (task.accel && k >= 2) {
           const a = await task.accel.assign(centroids, k)
           distancesEvaluated += a.distancesEvaluated
@@ -209,6 +227,7 @@ export class KmeansWorkerState {
       denseMessages: r.denseMessages,
       skipped: bc.skipped,
       distancesEvaluated,
+      ...(recall ? { recall } : {}),
       // maxRSS is in kibibytes.
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
     }

@@ -3,7 +3,7 @@ import { stageNames } from '@codebook/shared'
 import type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
-import { CodebookError } from '../errors.ts'
+import { CodebookError, UsageError } from '../errors.ts'
 import { asFloat64, bytesOf } from '../framework/control-channel.ts'
 import { parseControl } from '../framework/protocol.ts'
 import {
@@ -14,7 +14,12 @@ import {
 } from '../framework/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import { type ChainOrderKind, chainOrder } from '../topology/chain-order.ts'
-import { chooseAlgorithm, type KmeansAlgorithm, type KmeansAlgorithmChoice } from './algorithm.ts'
+import {
+  chooseAlgorithm,
+  type KmeansAlgorithm,
+  type KmeansAlgorithmChoice,
+  type KmeansAssignment,
+} from './algorithm.ts'
 import { type CentroidEncoding, encodeCentroids, encodedBytes } from './encoding/centroid-encoding.ts'
 import { kmeansApplication } from './kmeans-app.ts'
 import { type IterateRequest, IterateResult, type LoadRequest } from './kmeans-messages.ts'
@@ -59,6 +64,14 @@ export interface KmeansRunOptions {
   kernel?: string
   /** Assignment algorithm of every map task (default `lloyd`); `auto` picks by k (see algorithm.ts). */
   algorithm?: KmeansAlgorithmChoice
+  /**
+   * `approximate`: map tasks assign through an HNSW index over the centroids (no bounds; with
+   * `hamerly` / `yinyang` it is refused, `auto` then means no bounds) and report recall each
+   * iteration. Default `exact`.
+   */
+  assignment?: KmeansAssignment
+  /** Points per map task in the approximate assignment's recall sample (default 256). */
+  recallSample?: number
   /** Encoding of the centroid broadcast (default float32: exact). */
   encoding?: CentroidEncoding
   /** Threads per map task's kernel (see LoadRequest.threadsPerTask); each worker decides when absent. */
@@ -77,8 +90,9 @@ export interface KmeansRunOptions {
 
 /** Result of a run. */
 export interface KmeansRunResult {
-  /** The algorithm the map tasks ran (`auto` resolved). */
+  /** The algorithm the map tasks ran (`auto` resolved; `lloyd` under approximate assignment). */
   algorithm: KmeansAlgorithm
+  assignment: KmeansAssignment
   centroids: Float32Array
   iterations: number
   inertia: number
@@ -112,7 +126,8 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
   const rows = blockBounds(n, p)
   const slots = Math.max(1, opts.slots)
   const ranks = Array.from({ length: p }, (_, i) => i)
-  const algorithm = chooseAlgorithm(opts.algorithm ?? 'lloyd', k)
+  const assignment = opts.assignment ?? 'exact'
+  const algorithm = assignmentAlgorithm(assignment, opts.algorithm ?? 'lloyd', k)
   const encoding = opts.encoding ?? 'float32'
   // Each of the p − 1 receivers gets the whole (encoded) centroid message once, whatever the broadcast algorithm.
   const broadcastBytesSaved = (p - 1) * (encodedBytes(k, d, 'float32') - encodedBytes(k, d, encoding))
@@ -133,6 +148,8 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       kernel: opts.kernel,
       threadsPerTask: opts.threadsPerTask,
       algorithm,
+      assignment,
+      recallSample: opts.recallSample,
       k,
       partition,
     }
@@ -253,6 +270,8 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       const report = buildReport(iteration, done.results, pool.racks, update.emptyClustersSplit, restarts)
       report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
       report.broadcastBytesSaved = broadcastBytesSaved
+      report.assignment = assignment
+      if (assignment === 'approximate') report.assignmentRecall = recallOf(done.results)
       reports.push(report)
       iterationMs.push(opts.now() - started)
       opts.onIteration?.(report, update.centroids)
@@ -262,8 +281,46 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       prevInertia = report.inertia
       if (stop) break
     }
-    return { algorithm, centroids, iterations: iteration, inertia: lastInertia, reports, iterationMs }
+    return {
+      algorithm,
+      assignment,
+      centroids,
+      iterations: iteration,
+      inertia: lastInertia,
+      reports,
+      iterationMs,
+    }
   }
+}
+
+/**
+ * The map tasks' algorithm under `assignment`: approximate assignment uses no bounds, so it
+ * runs as `lloyd` and refuses an explicit `hamerly` / `yinyang` rather than mix the two silently.
+ * @throws UsageError KMEANS_ASSIGNMENT_CONFLICT.
+ */
+export function assignmentAlgorithm(
+  assignment: KmeansAssignment,
+  choice: KmeansAlgorithmChoice,
+  k: number,
+): KmeansAlgorithm {
+  if (assignment === 'exact') return chooseAlgorithm(choice, k)
+  if (choice !== 'lloyd' && choice !== 'auto')
+    throw new UsageError(
+      'KMEANS_ASSIGNMENT_CONFLICT',
+      `--assignment approximate uses no bounds: it cannot run with --algorithm ${choice} (use auto or lloyd)`,
+    )
+  return 'lloyd'
+}
+
+/** Fraction of the workers' recall samples whose approximate label was an exact nearest centroid. */
+function recallOf(results: readonly IterateResult[]): number {
+  let sampled = 0
+  let matched = 0
+  for (const r of results) {
+    sampled += r.recall?.sampled ?? 0
+    matched += r.recall?.matched ?? 0
+  }
+  return sampled === 0 ? 1 : matched / sampled
 }
 
 /** Folds the workers' results into an {@link IterationReport}: stage ms = the slowest worker (critical path). */

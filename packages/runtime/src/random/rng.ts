@@ -1,3 +1,5 @@
+import { Sfc32 } from './sfc32.ts'
+
 /**
  * A seeded random source. Everything random in the runtime (k-means++ draws, random chain
  * orders, splits, synthetic data) takes one of these, so a seed reproduces a run exactly.
@@ -11,37 +13,13 @@ export interface Rng {
   normal(): number
 }
 
-/**
- * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator): 128-bit state, passes
- * PractRand, and is fast in JavaScript because it stays in 32-bit integer arithmetic.
- */
+/** A seeded {@link Rng} over sfc32 (see `sfc32.ts`); the same seed gives the same draws as always. */
 export function createRng(seed: number): Rng {
-  // splitmix32 spreads a small integer seed over the 128-bit state.
-  let s = seed >>> 0
-  const split = () => {
-    s = (s + 0x9e3779b9) | 0
-    let z = s
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b)
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35)
-    return (z ^ (z >>> 16)) >>> 0
-  }
-  let a = split()
-  let b = split()
-  let c = split()
-  let d = split()
-  const nextU32 = () => {
-    const t = (((a + b) | 0) + d) | 0
-    d = (d + 1) | 0
-    a = b ^ (b >>> 9)
-    b = (c + (c << 3)) | 0
-    c = (c << 21) | (c >>> 11)
-    c = (c + t) | 0
-    return t >>> 0
-  }
+  const source = new Sfc32(seed)
   let spare: number | undefined
   return {
-    next: () => nextU32() / 4294967296,
-    int: (n) => Math.floor((nextU32() / 4294967296) * n),
+    next: () => source.next(),
+    int: (n) => Math.floor(source.next() * n),
     normal: () => {
       if (spare !== undefined) {
         const v = spare
@@ -49,8 +27,8 @@ export function createRng(seed: number): Rng {
         return v
       }
       let u = 0
-      while (u === 0) u = nextU32() / 4294967296
-      const v = nextU32() / 4294967296
+      while (u === 0) u = source.next()
+      const v = source.next()
       const r = Math.sqrt(-2 * Math.log(u))
       spare = r * Math.sin(2 * Math.PI * v)
       return r * Math.cos(2 * Math.PI * v)

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeNpy } from '@codebook/runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { quietLog } from '../../test-support/quiet-log.ts'
 import { createAssignmentRunner, MAX_QUEUED_ASSIGNMENTS } from './assignment-runner.ts'
 import { type AssignmentJob, partialDir } from './compute-assignments.ts'
 
@@ -30,7 +31,10 @@ describe('assignment runner', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
   it('answers the child’s coded error with its status and no server path', async () => {
-    const runner = createAssignmentRunner({ hidePaths: (m) => m.replaceAll(dir, 'CODEBOOK_HOME') })
+    const runner = createAssignmentRunner({
+      hidePaths: (m) => m.replaceAll(dir, 'CODEBOOK_HOME'),
+      log: quietLog(),
+    })
     const err = await runner.compute('m', missing).catch((e: unknown) => e)
     expect(err).toMatchObject({ statusCode: 409, code: 'DATASET_DELETED' })
     expect((err as Error).message).not.toContain(dir)
@@ -38,7 +42,7 @@ describe('assignment runner', () => {
   })
 
   it('shares a computation per key, bounds the queue, cancels a running child and removes its partial output', async () => {
-    const runner = createAssignmentRunner({ hidePaths: (m) => m })
+    const runner = createAssignmentRunner({ hidePaths: (m) => m, log: quietLog() })
     const running = runner.compute('a', hanging)
     expect(runner.compute('a', hanging)).toBe(running)
     const queued = Array.from({ length: MAX_QUEUED_ASSIGNMENTS }, (_, i) =>

@@ -1,8 +1,9 @@
-import { type ChildProcess, fork } from 'node:child_process'
 import { rm } from 'node:fs/promises'
+import type { FastifyBaseLogger } from 'fastify'
 import { childCommand } from '../../child/child-command.ts'
+import { ChildJobError, startChildJob } from '../../child/child-job.ts'
 import { ApiError } from '../../http/api-error.ts'
-import type { AssignmentFromChild, AssignmentToChild } from './assignment-child.ts'
+import { createJobQueue, JobStopped } from '../../jobs/job-queue.ts'
 import { type AssignmentJob, partialDir } from './compute-assignments.ts'
 
 /** Computations that may wait behind the running one; more answer 503 `ASSIGNMENTS_BUSY`. */
@@ -19,6 +20,8 @@ function cancelled(): ApiError {
   )
 }
 
+const shuttingDown = () => new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down')
+
 /** Computes assignments in a child process, one at a time. */
 export interface AssignmentRunner {
   /**
@@ -33,95 +36,93 @@ export interface AssignmentRunner {
 }
 
 interface Task {
-  key: string
   job: AssignmentJob
   done: Promise<void>
   resolve(): void
   reject(err: Error): void
-  child?: ChildProcess
-  exited?: Promise<void>
-  /** Set when `cancel` killed the child: its exit is a cancellation, not a crash. */
-  cancelled?: boolean
 }
 
 /** Options of {@link createAssignmentRunner}. */
 export interface AssignmentRunnerOptions {
   /** Rewrites server paths out of a child's error message before it reaches a client. */
   hidePaths: (message: string) => string
+  log: FastifyBaseLogger
 }
 
 /**
  * The parent side of the assignment child process. A computation is CPU-bound (a distance pass
- * over every vector), so it never runs on the server's event loop, and one at a time so it
- * takes at most one process's share of the machine next to running K-means jobs.
+ * over every vector), so it never runs on the server's event loop, and one at a time (a job of
+ * the server's job queue) so it takes at most one process's share of the machine next to running
+ * K-means jobs.
  */
 export function createAssignmentRunner(options: AssignmentRunnerOptions): AssignmentRunner {
-  const { entry, execArgv } = childCommand(import.meta.url, './assignment-child')
+  const command = childCommand(import.meta.url, './assignment-child')
   const tasks = new Map<string, Task>()
-  const queue: Task[] = []
-  let running: Task | undefined
-  let closed = false
 
-  function failure(m: Extract<AssignmentFromChild, { type: 'error' }>): ApiError {
-    return new ApiError(STATUS_BY_CODE[m.code] ?? 500, m.code, options.hidePaths(m.message))
-  }
-
-  function start(task: Task): void {
-    running = task
-    const child = fork(entry, [], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-    task.child = child
-    let answer: AssignmentFromChild | undefined
-    child.on('message', (m: AssignmentFromChild) => {
-      answer = m
-    })
-    task.exited = new Promise<void>((resolve) => {
-      child.once('exit', (code, signal) => {
-        const outcome =
-          answer?.type === 'done'
-            ? undefined
-            : task.cancelled
-              ? cancelled()
-              : answer?.type === 'error'
-                ? failure(answer)
-                : new ApiError(
-                    500,
-                    'ASSIGNMENTS_CRASHED',
-                    `the assignment process exited (${signal ?? `code ${code}`}) before finishing`,
-                  )
-        void finish(task, outcome).then(resolve)
-      })
-    })
-    child.send({ type: 'start', job: task.job } satisfies AssignmentToChild)
-  }
-
-  async function finish(task: Task, err: Error | undefined): Promise<void> {
+  /** Settles task `key` (its partial output removed on failure). */
+  async function finish(key: string, err: Error | undefined): Promise<void> {
+    const task = tasks.get(key)
+    if (task === undefined) return
     if (err !== undefined) await rm(partialDir(task.job.outDir), { recursive: true, force: true })
-    tasks.delete(task.key)
-    if (running === task) running = undefined
+    tasks.delete(key)
     if (err === undefined) task.resolve()
     else task.reject(err)
-    pump()
   }
 
-  function pump(): void {
-    if (running || closed) return
-    const next = queue.shift()
-    if (next) start(next)
+  async function compute(key: string, signal: AbortSignal): Promise<void> {
+    const task = tasks.get(key)
+    if (task === undefined) return
+    const proc = startChildJob<AssignmentJob, never>(command, task.job, {
+      onMessage: () => undefined,
+      crashed: (exit) =>
+        new ChildJobError('ASSIGNMENTS_CRASHED', `the assignment process exited (${exit}) before finishing`),
+    })
+    // The child holds nothing to close: a stop kills it.
+    const kill = () => void proc.stop(0)
+    signal.addEventListener('abort', kill, { once: true })
+    try {
+      await proc.done
+      await finish(key, undefined)
+    } catch (err) {
+      const coded = err as ChildJobError
+      await finish(
+        key,
+        signal.aborted
+          ? cancelled()
+          : new ApiError(STATUS_BY_CODE[coded.code] ?? 500, coded.code, options.hidePaths(coded.message)),
+      )
+    } finally {
+      signal.removeEventListener('abort', kill)
+    }
   }
+
+  const queue = createJobQueue(
+    {
+      name: 'assignment computation',
+      concurrency: 1,
+      maxQueued: MAX_QUEUED_ASSIGNMENTS,
+      queueFull: (waiting) =>
+        new ApiError(
+          503,
+          'ASSIGNMENTS_BUSY',
+          `${waiting} assignment computations are already waiting; retry when they have finished`,
+        ),
+      closedError: shuttingDown,
+      run: compute,
+      dropped: (key, stop) => finish(key, stop.why === 'cancelled' ? cancelled() : shuttingDown()),
+    },
+    options.log,
+  )
 
   return {
     compute(key, job) {
-      if (closed) return Promise.reject(new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down'))
       const existing = tasks.get(key)
       if (existing) return existing.done
-      if (queue.length >= MAX_QUEUED_ASSIGNMENTS)
-        return Promise.reject(
-          new ApiError(
-            503,
-            'ASSIGNMENTS_BUSY',
-            `${queue.length} assignment computations are already waiting; retry when they have finished`,
-          ),
-        )
+      try {
+        queue.ensureRoom()
+      } catch (err) {
+        return Promise.reject(err)
+      }
       let resolve!: () => void
       let reject!: (err: Error) => void
       const done = new Promise<void>((res, rej) => {
@@ -130,34 +131,15 @@ export function createAssignmentRunner(options: AssignmentRunnerOptions): Assign
       })
       // A client that gave up must not turn a failure into an unhandled rejection.
       done.catch(() => undefined)
-      const task: Task = { key, job, done, resolve, reject }
-      tasks.set(key, task)
-      queue.push(task)
-      pump()
+      tasks.set(key, { job, done, resolve, reject })
+      queue.submit(key)
       return done
     },
 
     async cancel(key) {
-      const task = tasks.get(key)
-      if (!task) return
-      const waiting = queue.indexOf(task)
-      if (waiting >= 0) {
-        queue.splice(waiting, 1)
-        await finish(task, cancelled())
-        return
-      }
-      task.cancelled = true
-      task.child?.kill('SIGKILL')
-      await task.exited
+      await queue.cancel(key, new JobStopped('cancelled'))
     },
 
-    async close() {
-      closed = true
-      for (const task of [...queue]) {
-        queue.splice(queue.indexOf(task), 1)
-        await finish(task, new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down'))
-      }
-      if (running) await this.cancel(running.key)
-    },
+    close: () => queue.close(),
   }
 }

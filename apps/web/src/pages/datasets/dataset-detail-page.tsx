@@ -115,6 +115,19 @@ function ReadyDetail(props: { dataset: Dataset; preview: DatasetPreview }) {
         />
         <StatCard label="Source size" value={formatBytes(props.dataset.sourceBytes || stats.bytes)} />
       </div>
+      {stats.notes !== undefined && stats.notes.length > 0 && (
+        <section className="card" aria-label="Import notes">
+          <div className="card-header">
+            <h2>Import notes</h2>
+            <span className="card-subtitle">what the import converted</span>
+          </div>
+          <ul className="notes">
+            {stats.notes.map((note) => (
+              <li key={note}>{note}</li>
+            ))}
+          </ul>
+        </section>
+      )}
 
       <div className="grid-2">
         <section className="card">
@@ -183,7 +196,11 @@ function ReadyDetail(props: { dataset: Dataset; preview: DatasetPreview }) {
               {rows.map((r) => (
                 <tr key={r.index} data-row-index={r.index}>
                   <td className="right num muted">{r.index}</td>
-                  {stats.hasIds && <td className="num">{r.ids ? r.ids.join(' ') : '—'}</td>}
+                  {stats.hasIds && (
+                    <td className="num">
+                      {r.ids === null ? '—' : [r.picture ?? r.ids[0], ...r.ids.slice(1)].join(' ')}
+                    </td>
+                  )}
                   {r.values.slice(0, shown).map((v, j) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: cells are dimension indices
                     <td key={j} className="right num">

@@ -27,6 +27,7 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   chainOrder: 'Chain order',
   aggregation: 'Aggregation',
   algorithm: 'Algorithm',
+  assignment: 'Assignment',
   init: 'Init',
 }
 

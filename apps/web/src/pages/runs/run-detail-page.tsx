@@ -65,6 +65,7 @@ export function RunDetailPage(props: { id: string }) {
   const meanMs = live.meanIterationMs
   const lastInertia = live.inertia.at(live.count - 1)
   const lastFraction = live.distanceFraction.at(live.count - 1)
+  const lastRecall = live.assignmentRecall.at(live.count - 1)
   // A run that stopped before maxIterations on its tol rule is complete, not 54 % done.
   const converged = runStopReason({ ...r, iteration: lastIteration }) === 'converged'
 
@@ -120,9 +121,16 @@ export function RunDetailPage(props: { id: string }) {
             label="Reassigned (last)"
             value={formatCount(live.reassigned.at(live.count - 1))}
             hint={
-              lastFraction !== undefined && !Number.isNaN(lastFraction)
-                ? `distance fraction ${lastFraction.toFixed(3)}`
-                : undefined
+              [
+                lastFraction !== undefined && !Number.isNaN(lastFraction)
+                  ? `distance fraction ${lastFraction.toFixed(3)}`
+                  : '',
+                lastRecall !== undefined && !Number.isNaN(lastRecall)
+                  ? `approximate, recall ${lastRecall.toFixed(3)}`
+                  : '',
+              ]
+                .filter(Boolean)
+                .join(' · ') || undefined
             }
           />
         </div>
@@ -148,6 +156,9 @@ export function RunDetailPage(props: { id: string }) {
           <h2>Convergence</h2>
           <span className="card-subtitle">
             inertia{live.hasDistanceFraction ? ' and distance fraction (distances evaluated ÷ n·k)' : ''}
+            {live.hasAssignmentRecall
+              ? '; approximate assignment recall (sampled points at an exact nearest centroid)'
+              : ''}
           </span>
         </div>
         {live.count === 0 ? (

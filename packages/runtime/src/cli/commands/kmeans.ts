@@ -11,7 +11,12 @@ import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
-import { type KmeansAlgorithmChoice, kmeansAlgorithmChoices } from '../../kmeans/algorithm.ts'
+import {
+  type KmeansAlgorithmChoice,
+  type KmeansAssignment,
+  kmeansAlgorithmChoices,
+  kmeansAssignments,
+} from '../../kmeans/algorithm.ts'
 import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
 import { DEFAULT_INIT_METHOD, INIT_METHODS, isInitMethod } from '../../kmeans/init/compute-init.ts'
 import { initOnPool } from '../../kmeans/init/pool-init.ts'
@@ -40,6 +45,8 @@ export interface KmeansCommandOptions {
   init?: string
   /** Assignment algorithm of the map tasks (default lloyd). */
   algorithm?: KmeansAlgorithmChoice
+  /** Exact (default) or approximate (HNSW) assignment. */
+  assignment?: KmeansAssignment
   /** Encoding of the centroid broadcast (default float32). */
   encoding?: CentroidEncoding
   seed: number
@@ -82,6 +89,7 @@ function humanLine(r: IterationReport): string {
     .join(', ')
   const extra = [
     r.distanceFraction !== undefined ? `distance fraction ${r.distanceFraction.toPrecision(3)}` : '',
+    r.assignmentRecall !== undefined ? `approximate, recall ${r.assignmentRecall.toFixed(3)}` : '',
     r.broadcastBytesSaved ? `${r.broadcastBytesSaved} B saved by encoding` : '',
     r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
     r.restarts ? `${r.restarts} restarts` : '',
@@ -130,6 +138,7 @@ export async function runKmeansCommand(
       seed: o.seed,
       kernel: o.kernel,
       algorithm: o.algorithm,
+      assignment: o.assignment,
       encoding: o.encoding,
       // Locally spawned workers share this machine: split its cores between the workers. Not
       // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
@@ -206,6 +215,14 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       )
         .choices(kmeansAlgorithmChoices)
         .default(runDefaults.algorithm),
+    )
+    .addOption(
+      new Option(
+        '--assignment <kind>',
+        'exact (the Lloyd labels) or approximate: an HNSW index over the centroids (usearch), for k ≥ 100,000; recall on a sample is reported every iteration',
+      )
+        .choices(kmeansAssignments)
+        .default(runDefaults.assignment),
     )
     .addOption(
       new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')

@@ -80,3 +80,8 @@ export function listOf<T extends string>(flag: string, allowed: readonly T[]): (
 export function intList(flag: string): (v: string) => number[] {
   return (v) => v.split(',').map((s) => positiveInt(flag)(s.trim()))
 }
+
+/** Commander parser for a comma-separated list of non-negative numbers. */
+export function numberList(flag: string): (v: string) => number[] {
+  return (v) => v.split(',').map((s) => nonNegativeNumber(flag)(s.trim()))
+}

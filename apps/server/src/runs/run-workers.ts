@@ -1,0 +1,39 @@
+import type { ChildProcess } from 'node:child_process'
+import type { SpawnWorker } from '@codebook/runtime'
+
+/** The worker processes of one run, tracked so cancel and shutdown can prove none survives. */
+export interface RunWorkers {
+  /** Spawns like `spawn` and tracks the child; one spawned after the abort is killed at once. */
+  spawn: SpawnWorker
+  /** PIDs of the workers alive now. */
+  pids(): number[]
+  /** SIGKILLs every worker still alive and resolves once all have exited. */
+  killAll(): Promise<void>
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => child.once('exit', () => resolve()))
+}
+
+/**
+ * Tracks the workers a run spawns through `spawn`. A replacement the runtime starts for a lost
+ * rank after `signal` aborted is killed at once.
+ */
+export function trackWorkers(spawn: SpawnWorker, signal: AbortSignal): RunWorkers {
+  const children = new Set<ChildProcess>()
+  return {
+    spawn(args) {
+      const child = spawn(args)
+      children.add(child)
+      child.once('exit', () => children.delete(child))
+      if (signal.aborted) child.kill('SIGKILL')
+      return child
+    },
+    pids: () => [...children].flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
+    async killAll() {
+      for (const child of children) child.kill('SIGKILL')
+      await Promise.all([...children].map(exited))
+    },
+  }
+}

@@ -1,0 +1,107 @@
+import { IterationReport } from '@codebook/shared'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawnLocalWorker } from '../../framework/spawn.ts'
+import { WorkerPool } from '../../framework/worker-pool.ts'
+import { generateBlobs } from '../bench-data.ts'
+import { assignReference, createReferenceKernel, rowDistanceSq } from '../kernels/reference-kernel.ts'
+import { assignmentAlgorithm, runKmeans } from '../run-kmeans.ts'
+import { createApproximateState } from './approximate.ts'
+
+/** Brute force in the test: is centroid `c` an exact nearest of row i (ties count)? */
+function isNearest(
+  points: Float32Array,
+  i: number,
+  centroids: Float32Array,
+  k: number,
+  d: number,
+  c: number,
+) {
+  const mine = rowDistanceSq(points, i, centroids, c, d)
+  for (let j = 0; j < k; j++) if (rowDistanceSq(points, i, centroids, j, d) < mine) return false
+  return true
+}
+
+describe('approximate assignment (HNSW over the centroids)', () => {
+  it('reports as recall exactly the fraction of its sample a brute force finds at an exact nearest centroid', async () => {
+    const d = 16
+    const k = 3000
+    // Centroids and points from the same broad distribution: many near neighbours, so a thin
+    // graph (connectivity 2, expansion 1) misses some and the recall is measurably below 1.
+    const { points: centroids } = generateBlobs({ n: k, d, blobs: 0, seed: 1 })
+    const { points } = generateBlobs({ n: 2000, d, blobs: 0, seed: 2 })
+    const n = points.length / d
+    for (const tuning of [
+      { connectivity: 2, expansionAdd: 2, expansionSearch: 1 },
+      { connectivity: 32, expansionAdd: 256, expansionSearch: 256 },
+    ]) {
+      const state = createApproximateState(points, n, d, createReferenceKernel(), {
+        recallSample: 400,
+        threads: 1,
+        ...tuning,
+      })
+      const r = await state.assign(centroids, k)
+      expect(state.sample).toHaveLength(400)
+      let matched = 0
+      for (const i of state.sample) if (isNearest(points, i, centroids, k, d, r.labels[i]!)) matched++
+      expect(r.recall).toEqual({ sampled: 400, matched })
+      expect(r.distancesEvaluated).toBe(400 * k)
+      // Every label is a real centroid.
+      expect(r.labels.every((c) => c >= 0 && c < k)).toBe(true)
+      if (tuning.connectivity === 2) expect(matched).toBeLessThan(400)
+      else expect(matched / 400).toBeGreaterThan(0.95)
+    }
+  })
+
+  it('refuses to mix with bounds, and `auto` means no bounds', () => {
+    expect(() => assignmentAlgorithm('approximate', 'hamerly', 1000)).toThrow(
+      /KMEANS_ASSIGNMENT_CONFLICT|no bounds/,
+    )
+    expect(assignmentAlgorithm('approximate', 'auto', 100_000)).toBe('lloyd')
+    expect(assignmentAlgorithm('exact', 'auto', 100_000)).toBe('hamerly')
+  })
+
+  describe('on worker processes', () => {
+    let pool: WorkerPool
+    beforeAll(async () => {
+      pool = await WorkerPool.start({ workers: 2, spawn: spawnLocalWorker })
+    })
+    afterAll(() => pool?.close())
+
+    it('runs K-means with recall in every report; with fewer centroids than search candidates it is exact Lloyd', async () => {
+      const d = 8
+      const k = 40
+      const { points } = generateBlobs({ n: 4000, d, blobs: k, seed: 7, spread: 50 })
+      const init = points.slice(0, k * d)
+      const common = {
+        data: { kind: 'inline' as const, points, d },
+        init,
+        maxIterations: 4,
+        tol: 0,
+        slots: 2,
+        broadcast: 'chain' as const,
+        chainOrder: 'topology' as const,
+        aggregation: 'three-stage' as const,
+        seed: 1,
+        recallSample: 1000,
+        now: () => performance.now(),
+      }
+      const approximate = await runKmeans(pool, { ...common, assignment: 'approximate' })
+      const exact = await runKmeans(pool, { ...common, assignment: 'exact' })
+      expect(approximate.assignment).toBe('approximate')
+      for (const report of approximate.reports) {
+        IterationReport.parse(report)
+        expect(report.assignment).toBe('approximate')
+      }
+      expect(exact.reports.every((r) => r.assignment === 'exact' && r.assignmentRecall === undefined)).toBe(
+        true,
+      )
+      // 40 centroids are fewer than the search's 64 candidates: the search is exhaustive, the recall
+      // 1, and the run is exact Lloyd's.
+      expect(approximate.reports.map((r) => r.assignmentRecall)).toEqual(approximate.reports.map(() => 1))
+      expect(assignReference(points, approximate.centroids, d).labels).toEqual(
+        assignReference(points, exact.centroids, d).labels,
+      )
+      expect(approximate.inertia).toBeLessThanOrEqual(exact.inertia * 1.01)
+    }, 60_000)
+  })
+})
