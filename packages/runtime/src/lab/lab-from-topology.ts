@@ -10,7 +10,7 @@ import type { LabSpec } from './lab-plan.ts'
 export function labSpecFromTopology(
   topology: Topology,
   scale: number,
-  extra: Pick<LabSpec, 'id' | 'delayMs' | 'tcpBufferKb'>,
+  extra: Pick<LabSpec, 'id' | 'delayMs' | 'tcpBufferKb' | 'queueKb'>,
 ): LabSpec {
   const racks = topology.sites.flatMap((s) => s.racks)
   const sizes = new Set(racks.map((r) => r.nodes.length))

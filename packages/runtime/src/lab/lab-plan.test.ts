@@ -41,6 +41,12 @@ describe('planLab (no root needed)', () => {
     const buffers = plan.hostCommands.filter((c) => c.some((a) => a.startsWith('net.ipv4.tcp_')))
     expect(buffers).toHaveLength(24)
     expect(buffers[0]!.at(-1)).toBe('net.ipv4.tcp_rmem=4096 8192 8192')
+    // A switch-port buffer: one bfifo per shaped link direction when asked for.
+    const queued = planLab({ ...spec, queueKb: 256 })
+    const fifos = [...queued.commands, ...queued.hostCommands].filter((c) => c.includes('bfifo'))
+    expect(fifos).toHaveLength(2 * 12 + 2 * 3)
+    expect(fifos[0]!.at(-1)).toBe('256kb')
+    expect(plan.commands.some((c) => c.includes('bfifo'))).toBe(false)
   })
 
   it('refuses a bad spec with a coded error naming the field', () => {

@@ -18,6 +18,8 @@ export interface LabSpec {
   delayMs?: number
   /** Per-host TCP buffer limit (`net.ipv4.tcp_rmem` / `tcp_wmem` max), KiB; Linux defaults when absent. */
   tcpBufferKb?: number
+  /** Queue of every shaped link, KiB (a switch port's buffer); htb's default 1000 frames when absent. */
+  queueKb?: number
 }
 
 /** One lab host: where a worker runs. */
@@ -87,49 +89,22 @@ function checkSpec(s: LabSpec): void {
     throw new UsageError('LAB_BAD_SPEC', `TCP buffer must be an integer ≥ 4 KiB, got ${s.tcpBufferKb}`)
 }
 
-/** `tc` argv shaping egress of `dev` in `netns` to `mbps`, with an optional netem delay as the leaf. */
-function shape(netns: string, dev: string, mbps: number, delayMs = 0): string[][] {
+/**
+ * `tc` argv shaping egress of `dev` in `netns` to `mbps` (htb counts whole frames, a GSO frame
+ * per segment). With `queueKb` the class queues at most that many KiB (bfifo), as a switch
+ * port's buffer would; without it htb's default leaf holds 1000 frames, GSO frames included.
+ */
+function shape(netns: string, dev: string, mbps: number, queueKb?: number): string[][] {
   const rate = `${Math.round(mbps * 1000)}kbit`
+  const tc = (...args: string[]) => ['tc', '-n', netns, ...args]
   const cmds = [
-    ['tc', '-n', netns, 'qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '1'],
-    [
-      'tc',
-      '-n',
-      netns,
-      'class',
-      'add',
-      'dev',
-      dev,
-      'parent',
-      '1:',
-      'classid',
-      '1:1',
-      'htb',
-      'rate',
-      rate,
-      'ceil',
-      rate,
-    ],
+    tc('qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '1'),
+    tc('class', 'add', 'dev', dev, 'parent', '1:', 'classid', '1:1', 'htb', 'rate', rate, 'ceil', rate),
   ]
-  if (delayMs > 0)
-    cmds.push([
-      'tc',
-      '-n',
-      netns,
-      'qdisc',
-      'add',
-      'dev',
-      dev,
-      'parent',
-      '1:1',
-      'handle',
-      '10:',
-      'netem',
-      'delay',
-      `${delayMs}ms`,
-      'limit',
-      '10000',
-    ])
+  if (queueKb !== undefined)
+    cmds.push(
+      tc('qdisc', 'add', 'dev', dev, 'parent', '1:1', 'handle', '10:', 'bfifo', 'limit', `${queueKb}kb`),
+    )
   return cmds
 }
 
@@ -190,8 +165,8 @@ export function planLab(spec: LabSpec): LabPlan {
       ns(core, 'link', 'set', `r${r}`, 'up'),
       ns(rackNs, 'route', 'add', 'default', 'via', `${linkNet}.${4 * r + 1}`),
       ns(core, 'route', 'add', `${subnet}.0/24`, 'via', `${linkNet}.${4 * r + 2}`),
-      ...shape(rackNs, 'uplink', spec.uplinkMbps),
-      ...shape(core, `r${r}`, spec.uplinkMbps),
+      ...shape(rackNs, 'uplink', spec.uplinkMbps, spec.queueKb),
+      ...shape(core, `r${r}`, spec.uplinkMbps, spec.queueKb),
     )
     for (let h = 0; h < spec.hostsPerRack; h++) {
       const hostNs = `${prefix}r${r}h${h}`
@@ -218,8 +193,8 @@ export function planLab(spec: LabSpec): LabPlan {
         ns(rackNs, 'link', 'set', `h${h}`, 'master', 'br0'),
         ns(rackNs, 'link', 'set', `h${h}`, 'up'),
         ns(hostNs, 'route', 'add', 'default', 'via', `${subnet}.254`),
-        ...shape(hostNs, 'eth0', spec.nodeMbps),
-        ...shape(rackNs, `h${h}`, spec.nodeMbps),
+        ...shape(hostNs, 'eth0', spec.nodeMbps, spec.queueKb),
+        ...shape(rackNs, `h${h}`, spec.nodeMbps, spec.queueKb),
       )
       if (spec.tcpBufferKb !== undefined) {
         const max = spec.tcpBufferKb * 1024

@@ -28,6 +28,7 @@ interface LabShapeFlags {
   scale: number
   delayMs?: number
   tcpBufferKb?: number
+  queueKb?: number
 }
 
 /** The flags every lab command that builds a lab shares. */
@@ -67,6 +68,11 @@ function labShapeOptions(cmd: Command): Command {
       'per-host TCP buffer limit (tcp_rmem/tcp_wmem max), KiB',
       positiveInt('--tcp-buffer-kb'),
     )
+    .option(
+      '--queue-kb <Q>',
+      "queue of every shaped link, KiB, like a switch port's buffer (default: htb's 1000 frames)",
+      positiveInt('--queue-kb'),
+    )
     .addOption(labIdOption())
 }
 
@@ -81,6 +87,7 @@ async function specOf(o: LabShapeFlags): Promise<LabSpec> {
     id: o.lab,
     ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
     ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
+    ...(o.queueKb === undefined ? {} : { queueKb: o.queueKb }),
   }
   if (o.topology) return labSpecFromTopology(await readTopology(o.topology), o.scale, extra)
   return {
