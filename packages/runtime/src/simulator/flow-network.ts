@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.ts'
+import { EventHeap } from '../reductions/study/event-heap.ts'
 
 /** A directed link: `bandwidth` in bytes per second, `latency` (α) in seconds. */
 export interface SimLink {
@@ -52,54 +53,84 @@ export function maxMinRates(
   paths: readonly (readonly number[])[],
   caps?: ArrayLike<number>,
 ): Float64Array {
-  const rates = new Float64Array(paths.length)
+  return rateSolver(links)(paths, caps)
+}
+
+/**
+ * {@link maxMinRates} over fixed `links`, with its scratch arrays allocated once: a simulation
+ * solves the rates at every event, and the allocations were most of its time.
+ */
+function rateSolver(
+  links: readonly SimLink[],
+): (paths: readonly (readonly number[])[], caps?: ArrayLike<number>) => Float64Array {
   const capacity = new Float64Array(links.length)
   const count = new Int32Array(links.length)
-  const flowsOn: number[][] = links.map(() => [])
-  paths.forEach((path, f) => {
-    for (const l of path) {
-      count[l]++
-      flowsOn[l]!.push(f)
-    }
-  })
-  for (let l = 0; l < links.length; l++) capacity[l] = links[l]!.bandwidth
-  const frozen = new Uint8Array(paths.length)
-  let left = paths.filter((p) => p.length > 0).length
-  // A flow over no link (sender = receiver) is not limited by the network.
-  paths.forEach((p, f) => {
-    if (p.length === 0) rates[f] = Number.POSITIVE_INFINITY
-  })
-  const freeze = (f: number, rate: number) => {
-    frozen[f] = 1
-    rates[f] = rate
-    left--
-    for (const m of paths[f]!) {
-      capacity[m] -= rate
-      count[m]--
+  return (paths, caps) => {
+    const rates = new Float64Array(paths.length)
+    // Only the links some flow crosses take part.
+    const used: number[] = []
+    for (const path of paths)
+      for (const l of path)
+        if (count[l]++ === 0) {
+          used.push(l)
+          capacity[l] = links[l]!.bandwidth
+        }
+    try {
+      // Fast path (a pipeline's hops): no link carries two flows, so each flow gets its slowest link.
+      if (used.every((l) => count[l] === 1)) {
+        for (let f = 0; f < paths.length; f++) {
+          let rate = caps?.[f] ?? Number.POSITIVE_INFINITY
+          for (const l of paths[f]!) rate = Math.min(rate, links[l]!.bandwidth)
+          rates[f] = rate
+        }
+        return rates
+      }
+      const flowsOn = new Map<number, number[]>(used.map((l) => [l, []]))
+      paths.forEach((path, f) => {
+        for (const l of path) flowsOn.get(l)!.push(f)
+      })
+      const frozen = new Uint8Array(paths.length)
+      let left = 0
+      // A flow over no link (sender = receiver) is not limited by the network.
+      paths.forEach((p, f) => {
+        if (p.length === 0) rates[f] = Number.POSITIVE_INFINITY
+        else left++
+      })
+      const freeze = (f: number, rate: number) => {
+        frozen[f] = 1
+        rates[f] = rate
+        left--
+        for (const m of paths[f]!) {
+          capacity[m] -= rate
+          count[m]--
+        }
+      }
+      while (left > 0) {
+        let share = Number.POSITIVE_INFINITY
+        for (const l of used) if (count[l] > 0) share = Math.min(share, capacity[l] / count[l])
+        let capMin = Number.POSITIVE_INFINITY
+        if (caps)
+          paths.forEach((p, f) => {
+            if (!frozen[f] && p.length > 0) capMin = Math.min(capMin, caps[f] ?? Number.POSITIVE_INFINITY)
+          })
+        if (capMin < share) {
+          // A window-limited flow takes less than its fair share; the rest goes to the others.
+          paths.forEach((p, f) => {
+            if (!frozen[f] && p.length > 0 && (caps![f] ?? Number.POSITIVE_INFINITY) <= capMin * (1 + 1e-12))
+              freeze(f, caps![f]!)
+          })
+          continue
+        }
+        for (const l of used) {
+          if (count[l] === 0 || capacity[l] / count[l] > share * (1 + 1e-12)) continue
+          for (const f of flowsOn.get(l)!) if (!frozen[f]) freeze(f, share)
+        }
+      }
+      return rates
+    } finally {
+      for (const l of used) count[l] = 0
     }
   }
-  while (left > 0) {
-    let share = Number.POSITIVE_INFINITY
-    for (let l = 0; l < links.length; l++) if (count[l] > 0) share = Math.min(share, capacity[l] / count[l])
-    let capMin = Number.POSITIVE_INFINITY
-    if (caps)
-      paths.forEach((p, f) => {
-        if (!frozen[f] && p.length > 0) capMin = Math.min(capMin, caps[f] ?? Number.POSITIVE_INFINITY)
-      })
-    if (capMin < share) {
-      // A window-limited flow takes less than its fair share; the rest goes to the others.
-      paths.forEach((p, f) => {
-        if (!frozen[f] && p.length > 0 && (caps![f] ?? Number.POSITIVE_INFINITY) <= capMin * (1 + 1e-12))
-          freeze(f, caps![f]!)
-      })
-      continue
-    }
-    for (let l = 0; l < links.length; l++) {
-      if (count[l] === 0 || capacity[l] / count[l] > share * (1 + 1e-12)) continue
-      for (const f of flowsOn[l]!) if (!frozen[f]) freeze(f, share)
-    }
-  }
-  return rates
 }
 
 /**
@@ -133,40 +164,50 @@ export function simulateTransfers(links: readonly SimLink[], transfers: readonly
   })
 
   const remaining = Float64Array.from(transfers, (t) => t.bytes)
-  // Timed events: a transfer starts moving bytes (after its start-up), or arrives (after its latency).
-  const timers: { at: number; id: number; kind: 'start' | 'deliver' }[] = []
+  // Timed events, rank = 2·id (a transfer starts moving bytes after its start-up) or 2·id + 1
+  // (it arrives, its latency after its last byte left). At most one of each per transfer.
+  const timers = new EventHeap(2 * n)
   const active = new Set<number>()
   let now = 0
   let done = 0
   let events = 0
   const latencyOf = (t: SimTransfer) => t.path.reduce((sum, l) => sum + links[l]!.latency, 0)
-  const release = (id: number) => timers.push({ at: now + (transfers[id]!.startup ?? 0), id, kind: 'start' })
+  const release = (id: number) => timers.push(now + (transfers[id]!.startup ?? 0), 2 * id)
   const satisfy = (ids: readonly number[]) => {
     for (const dep of ids) if (--waitingOn[dep] === 0) release(dep)
   }
   for (let i = 0; i < n; i++) if (waitingOn[i] === 0) release(i)
 
+  const capped = transfers.some((t) => t.maxRate !== undefined)
+  const solveRates = rateSolver(links)
+  // Rates change only when the set of moving flows does: deliveries alone reuse them.
+  let ids: number[] = []
+  let rates: Float64Array = new Float64Array(0)
+  let changed = true
   while (done < n) {
     // Fire every timer that is due: starts join the active flows, deliveries release dependents.
-    for (;;) {
-      timers.sort((a, b) => a.at - b.at)
-      if (timers.length === 0 || timers[0]!.at > now) break
-      const t = timers.shift()!
-      if (t.kind === 'start') active.add(t.id)
-      else {
-        finish[t.id] = now
+    while (timers.length > 0 && timers.peekTime() <= now) {
+      const rank = timers.pop()
+      const id = rank >> 1
+      if ((rank & 1) === 0) {
+        active.add(id)
+        changed = true
+      } else {
+        finish[id] = now
         done++
-        satisfy(onDelivered[t.id]!)
+        satisfy(onDelivered[id]!)
       }
     }
     if (done === n) break
-    const ids = [...active]
-    const rates = maxMinRates(
-      links,
-      ids.map((id) => transfers[id]!.path),
-      ids.map((id) => transfers[id]!.maxRate ?? Number.POSITIVE_INFINITY),
-    )
-    let dt = timers.length > 0 ? timers[0]!.at - now : Number.POSITIVE_INFINITY
+    if (changed) {
+      ids = [...active]
+      rates = solveRates(
+        ids.map((id) => transfers[id]!.path),
+        capped ? ids.map((id) => transfers[id]!.maxRate ?? Number.POSITIVE_INFINITY) : undefined,
+      )
+      changed = false
+    }
+    let dt = timers.length > 0 ? timers.peekTime() - now : Number.POSITIVE_INFINITY
     ids.forEach((id, j) => {
       dt = Math.min(dt, remaining[id]! / rates[j]!)
     })
@@ -183,7 +224,8 @@ export function simulateTransfers(links: readonly SimLink[], transfers: readonly
       const t = transfers[id]!
       if (remaining[id]! <= SIMULTANEOUS * Math.max(1, t.bytes)) {
         active.delete(id)
-        timers.push({ at: now + latencyOf(t), id, kind: 'deliver' })
+        changed = true
+        timers.push(now + latencyOf(t), 2 * id + 1)
         satisfy(onSent[id]!)
       }
     })
