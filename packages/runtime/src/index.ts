@@ -190,6 +190,18 @@ export {
   siteProfileSchema,
   validateProfile,
 } from './mapping/site-profile.ts'
+// The network lab (Linux, root): namespaces, shaped links, broadcasts timed beside the simulator.
+export {
+  type LabBenchOptions,
+  type LabBenchRow,
+  type LabBroadcast,
+  labBroadcasts,
+  predictLabBroadcast,
+  runLabBenchBroadcast,
+} from './lab/bench-broadcast.ts'
+export { type LabStatus, labDown, labStatus, labUnavailableReason, labUp } from './lab/lab-net.ts'
+export { type LabHost, type LabPlan, type LabSpec, planLab } from './lab/lab-plan.ts'
+export { spawnInLab } from './lab/lab-workers.ts'
 export { GammaDistribution } from './random/gamma.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
@@ -219,6 +231,7 @@ export type { CellMakespans, StudyCell, StudyRow } from './reductions/study/run-
 export { playCell, summariseCell } from './reductions/study/run-study.ts'
 export type { ClusterNetwork, ClusterSpec } from './simulator/cluster-network.ts'
 export { buildClusterNetwork } from './simulator/cluster-network.ts'
+export { type LabNetworkShape, labClusterSpec, labWindowBytes } from './simulator/lab-cluster.ts'
 export type {
   KmeansIterationModel,
   KmeansIterationPrediction,

@@ -10,6 +10,7 @@ import { registerHog } from './commands/hog.ts'
 import { registerInspect } from './commands/inspect.ts'
 import { registerKmeans } from './commands/kmeans.ts'
 import { registerPlan } from './commands/plan.ts'
+import { registerLab } from './commands/lab.ts'
 import { registerSimulate } from './commands/simulate.ts'
 import { registerStudy } from './commands/study.ts'
 import { registerTopology } from './commands/topology.ts'
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerStudy(program)
   registerEvaluate(program)
   registerColumnStats(program)
+  registerLab(program)
   return program
 }
 

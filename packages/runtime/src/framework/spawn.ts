@@ -4,8 +4,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { UsageError } from '../errors.ts'
 import type { PeerAddress } from '../transport/data-plane.ts'
 
-/** Starts one local worker process with the given worker arguments (`--join …`). Injected into the pool. */
-export type SpawnWorker = (args: string[]) => ChildProcess
+/**
+ * Starts one worker process with the given worker arguments (`--join …`) for `rank` (so a
+ * spawner can place ranks, e.g. one per network-lab host; the pool always passes it). Injected
+ * into the pool.
+ */
+export type SpawnWorker = (args: string[], rank?: number) => ChildProcess
 
 /**
  * The command that runs a worker process, chosen by how this module itself is running. The entry

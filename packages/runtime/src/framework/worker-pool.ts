@@ -271,7 +271,7 @@ export class WorkerPool {
       )
     // Unguessable, so a stranger on the control port cannot take a spawned worker's rank.
     const token = `r${rank}-g${this.generation++}-${randomBytes(8).toString('hex')}`
-    const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token])
+    const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token], rank)
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waitingTokens.delete(token)

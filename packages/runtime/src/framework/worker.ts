@@ -25,7 +25,7 @@ export interface WorkerOptions {
   token?: string
   /** Host name reported to the driver (default `os.hostname()`; tests pose as other hosts). */
   hostName?: string
-  /** Data-plane listen host. */
+  /** Data-plane listen host; default: the local address this worker reaches the driver from. */
   host?: string
   /** Monotonic milliseconds. */
   now: () => number
@@ -40,11 +40,14 @@ export interface WorkerOptions {
 export async function runWorker(opts: WorkerOptions): Promise<void> {
   let racks: string[] = []
   let rank = -1
-  const host = opts.host ?? '127.0.0.1'
-  // Ranks are assigned at set-up, so the listener opens first (rank unknown) to report its port.
+  const socket = await connectWithRetry(opts.join, opts.connectAttempts ?? 40)
+  // The address that reaches the driver reaches the other workers too (loopback for local
+  // workers, the namespace's own address in the network lab), so it is the default to listen on.
+  const host = opts.host ?? socket.localAddress ?? '127.0.0.1'
+  // Ranks are assigned at set-up, so the listener opens before registering (rank unknown) to report its port.
   const plane = new DataPlane({ rank: -1 })
   const addr = await plane.listen(host)
-  const control = new ControlChannel(await connectWithRetry(opts.join, opts.connectAttempts ?? 40))
+  const control = new ControlChannel(socket)
   const ctx: WorkerContext = { plane, racks: () => racks, now: opts.now }
   const registry = new Map(opts.applications.map((app) => [app.name, app]))
   // Each application's state, created at its first message and disposed at shutdown.

@@ -11,6 +11,13 @@ export interface ClusterSpec {
   /** sites × sites one-way bandwidth (asymmetric allowed); the diagonal is unused. */
   siteBandwidth?: number[][]
   siteLatency?: number[][]
+  /**
+   * TCP: the most bytes a connection keeps in flight (its window, bounded by the socket
+   * buffers), so a flow moves at most window / RTT. Unbounded when absent.
+   */
+  tcpWindowBytes?: number
+  /** Round-trip time a path adds to twice its one-way latency (stacks, switches), seconds. */
+  baseRtt?: number
 }
 
 /** The links of a cluster and the route between any two nodes. */
@@ -19,6 +26,8 @@ export interface ClusterNetwork {
   /** Link indices from node `a` to node `b` (empty when a = b). */
   path(a: number, b: number): number[]
   rackOf(node: number): number
+  /** Fastest a single connection from `a` to `b` can go, bytes/s (its window per round trip); absent = unbounded. */
+  rateCap?(a: number, b: number): number
 }
 
 /**
@@ -50,18 +59,27 @@ export function buildClusterNetwork(spec: ClusterSpec): ClusterNetwork {
       wan[a]![b] = add(`site${a}->site${b}`, bw, spec.siteLatency?.[a]?.[b] ?? 0)
     }
   const rackOf = (node: number) => spec.nodes[node]!.rack
+  const path = (a: number, b: number): number[] => {
+    if (a === b) return []
+    const ra = rackOf(a)
+    const rb = rackOf(b)
+    if (ra === rb) return [tx[a]!, rx[b]!]
+    const sa = spec.racks[ra]!.site
+    const sb = spec.racks[rb]!.site
+    if (sa === sb) return [tx[a]!, up[ra]!, down[rb]!, rx[b]!]
+    return [tx[a]!, up[ra]!, wan[sa]![sb]!, down[rb]!, rx[b]!]
+  }
+  const oneWay = (a: number, b: number) => path(a, b).reduce((s, l) => s + links[l]!.latency, 0)
+  const window = spec.tcpWindowBytes
   return {
     links,
     rackOf,
-    path(a, b) {
-      if (a === b) return []
-      const ra = rackOf(a)
-      const rb = rackOf(b)
-      if (ra === rb) return [tx[a]!, rx[b]!]
-      const sa = spec.racks[ra]!.site
-      const sb = spec.racks[rb]!.site
-      if (sa === sb) return [tx[a]!, up[ra]!, down[rb]!, rx[b]!]
-      return [tx[a]!, up[ra]!, wan[sa]![sb]!, down[rb]!, rx[b]!]
-    },
+    path,
+    ...(window === undefined
+      ? {}
+      : {
+          // The round trip: out along a → b, back along b → a (acknowledgements), plus the base.
+          rateCap: (a: number, b: number) => window / (oneWay(a, b) + oneWay(b, a) + (spec.baseRtt ?? 0)),
+        }),
   }
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
+import { buildClusterNetwork } from './cluster-network.ts'
 import { maxMinRates, type SimLink, simulateTransfers } from './flow-network.ts'
+import { LAB_BASE_RTT_S, labClusterSpec, labWindowBytes } from './lab-cluster.ts'
 
 const link = (name: string, bandwidth: number, latency = 0): SimLink => ({ name, bandwidth, latency })
 
@@ -71,5 +74,68 @@ describe('simulateTransfers', () => {
         ],
       ),
     ).toThrow(/cycle/)
+  })
+})
+
+describe('latency is propagation: paid once per hop of a pipeline, not once per chunk', () => {
+  it('a 1 GB chain over one 20 ms link costs nβ + 20 ms whatever the chunk size', () => {
+    // The issue's case: before the fix 512 KiB chunks took 46 s (1,908 chunks × 20 ms in series).
+    const bytes = 1e9
+    const bw = 1e9 / 8
+    for (const chunk of [512 * 1024, 64 * 1024 * 1024]) {
+      const sends = broadcastSchedule('chain', [0, 1], bytes, chunk)
+      const r = simulateTransfers(
+        [link('a→b', bw, 0.02)],
+        sends.map((s) => ({ path: [0], bytes: s.bytes, after: s.after, afterSent: s.afterSent })),
+      )
+      expect(r.makespan).toBeCloseTo(bytes / bw + 0.02, 9)
+    }
+  })
+
+  it('a pipeline over h hops of latency L pays h·L once, plus one chunk time per extra hop', () => {
+    const hops = 4
+    const L = 0.01
+    const bw = 1000
+    const links = Array.from({ length: hops }, (_, i) => link(`l${i}`, bw, L))
+    const sends = broadcastSchedule('chain', [0, 1, 2, 3, 4], 1000, 100)
+    const r = simulateTransfers(
+      links,
+      sends.map((s) => ({ path: [s.from], bytes: s.bytes, after: s.after, afterSent: s.afterSent })),
+    )
+    // (k + h − 1) chunk times of 0.1 s on the wire, and h latencies: 1.3 + 0.04.
+    expect(r.makespan).toBeCloseTo((10 + hops - 1) * 0.1 + hops * L, 9)
+  })
+})
+
+describe('window-limited flows (caps)', () => {
+  it('a capped flow takes its cap; the others share what it leaves', () => {
+    const rates = maxMinRates([link('l', 100)], [[0], [0], [0]], [10, Number.POSITIVE_INFINITY, 60])
+    expect(Array.from(rates)).toEqual([10, 45, 45])
+  })
+  it('a transfer at its cap takes bytes / cap', () => {
+    const r = simulateTransfers([link('l', 1000)], [{ path: [0], bytes: 100, maxRate: 50 }])
+    expect(r.makespan).toBeCloseTo(2, 12)
+  })
+})
+
+describe('the lab model', () => {
+  it('caps a connection at window / RTT: 8 KiB buffers over 5 ms hops', () => {
+    const spec = labClusterSpec(
+      { racks: 1, hostsPerRack: 2, nodeMbps: 100, uplinkMbps: 200, delayMs: 5, tcpBufferKb: 8 },
+      2,
+    )
+    const net = buildClusterNetwork(spec)
+    const rtt = 2 * 0.005 + LAB_BASE_RTT_S
+    expect(net.rateCap!(0, 1)).toBeCloseTo(labWindowBytes(8) / rtt, 6)
+    expect(labWindowBytes(8)).toBeCloseTo(8192 * 0.285, 9)
+    // Between measured points the fraction is interpolated; past them it is clamped.
+    expect(labWindowBytes(1024) / (1024 * 1024)).toBeCloseTo(0.53, 9)
+    expect(labWindowBytes(11) / (11 * 1024)).toBeGreaterThan(0.285)
+    expect(labWindowBytes(11) / (11 * 1024)).toBeLessThan(0.42)
+    // Without a buffer limit no cap.
+    expect(
+      buildClusterNetwork(labClusterSpec({ racks: 1, hostsPerRack: 2, nodeMbps: 100, uplinkMbps: 200 }, 2))
+        .rateCap,
+    ).toBeUndefined()
   })
 })

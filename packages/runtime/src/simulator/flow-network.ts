@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.ts'
+import { EventHeap } from '../reductions/study/event-heap.ts'
 
 /** A directed link: `bandwidth` in bytes per second, `latency` (α) in seconds. */
 export interface SimLink {
@@ -8,22 +9,29 @@ export interface SimLink {
 }
 
 /**
- * One message: it starts when every transfer in `after` has finished, waits the latency of
- * its path plus `startup` (the per-message software cost α), then moves `bytes` over every
- * link of `path` at the rate max-min fair sharing gives it.
+ * One message: it starts when every transfer in `after` has been delivered and every transfer
+ * in `afterSent` has left its sender, spends `startup` (the per-message software cost α, paid
+ * in series by its sender), then moves `bytes` over every link of `path` at the rate max-min
+ * fair sharing gives it (at most `maxRate`, e.g. a TCP window per round trip), and is delivered
+ * the latency of its path after its last byte left. Latency is propagation: a sender streaming
+ * chunks back to back (`afterSent`) pays it once per hop, not once per chunk.
  */
 export interface SimTransfer {
   path: readonly number[]
   bytes: number
   after?: readonly number[]
+  /** Transfers that must have finished sending (not necessarily arrived): a stream's previous chunk. */
+  afterSent?: readonly number[]
   startup?: number
+  /** Upper bound on this flow's rate, bytes/s (a window limit); unbounded when absent. */
+  maxRate?: number
 }
 
 /** What a simulation found. */
 export interface SimResult {
-  /** Time the last transfer finished (0 for no transfers). */
+  /** Time the last transfer was delivered (0 for no transfers). */
   makespan: number
-  /** finish[i]: time transfer i finished. */
+  /** finish[i]: time transfer i was delivered. */
   finish: Float64Array
   /** bytes carried per link, by link index. */
   linkBytes: Float64Array
@@ -37,44 +45,92 @@ const SIMULTANEOUS = 1e-9
 
 /**
  * Max-min fair rates by progressive filling: repeatedly take the link whose remaining capacity
- * per unfrozen flow is smallest, give each of its flows that share, and remove them.
+ * per unfrozen flow is smallest (or the smallest per-flow cap, if lower), give each of its flows
+ * that share, and remove them. `caps[f]` bounds flow f (a window limit); absent = unbounded.
  */
-export function maxMinRates(links: readonly SimLink[], paths: readonly (readonly number[])[]): Float64Array {
-  const rates = new Float64Array(paths.length)
+export function maxMinRates(
+  links: readonly SimLink[],
+  paths: readonly (readonly number[])[],
+  caps?: ArrayLike<number>,
+): Float64Array {
+  return rateSolver(links)(paths, caps)
+}
+
+/**
+ * {@link maxMinRates} over fixed `links`, with its scratch arrays allocated once: a simulation
+ * solves the rates at every event, and the allocations were most of its time.
+ */
+function rateSolver(
+  links: readonly SimLink[],
+): (paths: readonly (readonly number[])[], caps?: ArrayLike<number>) => Float64Array {
   const capacity = new Float64Array(links.length)
   const count = new Int32Array(links.length)
-  const flowsOn: number[][] = links.map(() => [])
-  paths.forEach((path, f) => {
-    for (const l of path) {
-      count[l]++
-      flowsOn[l]!.push(f)
-    }
-  })
-  for (let l = 0; l < links.length; l++) capacity[l] = links[l]!.bandwidth
-  const frozen = new Uint8Array(paths.length)
-  let left = paths.filter((p) => p.length > 0).length
-  // A flow over no link (sender = receiver) is not limited by the network.
-  paths.forEach((p, f) => {
-    if (p.length === 0) rates[f] = Number.POSITIVE_INFINITY
-  })
-  while (left > 0) {
-    let share = Number.POSITIVE_INFINITY
-    for (let l = 0; l < links.length; l++) if (count[l] > 0) share = Math.min(share, capacity[l] / count[l])
-    for (let l = 0; l < links.length; l++) {
-      if (count[l] === 0 || capacity[l] / count[l] > share * (1 + 1e-12)) continue
-      for (const f of flowsOn[l]!) {
-        if (frozen[f]) continue
+  return (paths, caps) => {
+    const rates = new Float64Array(paths.length)
+    // Only the links some flow crosses take part.
+    const used: number[] = []
+    for (const path of paths)
+      for (const l of path)
+        if (count[l]++ === 0) {
+          used.push(l)
+          capacity[l] = links[l]!.bandwidth
+        }
+    try {
+      // Fast path (a pipeline's hops): no link carries two flows, so each flow gets its slowest link.
+      if (used.every((l) => count[l] === 1)) {
+        for (let f = 0; f < paths.length; f++) {
+          let rate = caps?.[f] ?? Number.POSITIVE_INFINITY
+          for (const l of paths[f]!) rate = Math.min(rate, links[l]!.bandwidth)
+          rates[f] = rate
+        }
+        return rates
+      }
+      const flowsOn = new Map<number, number[]>(used.map((l) => [l, []]))
+      paths.forEach((path, f) => {
+        for (const l of path) flowsOn.get(l)!.push(f)
+      })
+      const frozen = new Uint8Array(paths.length)
+      let left = 0
+      // A flow over no link (sender = receiver) is not limited by the network.
+      paths.forEach((p, f) => {
+        if (p.length === 0) rates[f] = Number.POSITIVE_INFINITY
+        else left++
+      })
+      const freeze = (f: number, rate: number) => {
         frozen[f] = 1
-        rates[f] = share
+        rates[f] = rate
         left--
         for (const m of paths[f]!) {
-          capacity[m] -= share
+          capacity[m] -= rate
           count[m]--
         }
       }
+      while (left > 0) {
+        let share = Number.POSITIVE_INFINITY
+        for (const l of used) if (count[l] > 0) share = Math.min(share, capacity[l] / count[l])
+        let capMin = Number.POSITIVE_INFINITY
+        if (caps)
+          paths.forEach((p, f) => {
+            if (!frozen[f] && p.length > 0) capMin = Math.min(capMin, caps[f] ?? Number.POSITIVE_INFINITY)
+          })
+        if (capMin < share) {
+          // A window-limited flow takes less than its fair share; the rest goes to the others.
+          paths.forEach((p, f) => {
+            if (!frozen[f] && p.length > 0 && (caps![f] ?? Number.POSITIVE_INFINITY) <= capMin * (1 + 1e-12))
+              freeze(f, caps![f]!)
+          })
+          continue
+        }
+        for (const l of used) {
+          if (count[l] === 0 || capacity[l] / count[l] > share * (1 + 1e-12)) continue
+          for (const f of flowsOn.get(l)!) if (!frozen[f]) freeze(f, share)
+        }
+      }
+      return rates
+    } finally {
+      for (const l of used) count[l] = 0
     }
   }
-  return rates
 }
 
 /**
@@ -88,46 +144,70 @@ export function simulateTransfers(links: readonly SimLink[], transfers: readonly
   const finish = new Float64Array(n).fill(Number.NaN)
   const linkBytes = new Float64Array(links.length)
   const waitingOn = new Int32Array(n)
-  const dependents: number[][] = Array.from({ length: n }, () => [])
+  // Dependents released when a transfer is delivered, and when it has left its sender.
+  const onDelivered: number[][] = Array.from({ length: n }, () => [])
+  const onSent: number[][] = Array.from({ length: n }, () => [])
   transfers.forEach((t, i) => {
     for (const l of t.path)
       if (l < 0 || l >= links.length)
         throw new UsageError('SIM_BAD_LINK', `transfer ${i} uses unknown link ${l}`)
     if (!(t.bytes >= 0)) throw new UsageError('SIM_BAD_TRANSFER', `transfer ${i} has ${t.bytes} bytes`)
-    for (const a of t.after ?? []) {
-      if (a < 0 || a >= n || a === i)
+    const depend = (a: number, list: number[][]) => {
+      if (!Number.isInteger(a) || a < 0 || a >= n || a === i)
         throw new UsageError('SIM_BAD_DEPENDENCY', `transfer ${i} waits for ${a}`)
       waitingOn[i]++
-      dependents[a]!.push(i)
+      list[a]!.push(i)
     }
+    for (const a of t.after ?? []) depend(a, onDelivered)
+    for (const a of t.afterSent ?? []) depend(a, onSent)
     for (const l of t.path) linkBytes[l] += t.bytes
   })
 
   const remaining = Float64Array.from(transfers, (t) => t.bytes)
-  // Transfers in their latency phase, keyed by the time they start moving bytes.
-  const starting: { at: number; id: number }[] = []
+  // Timed events, rank = 2·id (a transfer starts moving bytes after its start-up) or 2·id + 1
+  // (it arrives, its latency after its last byte left). At most one of each per transfer.
+  const timers = new EventHeap(2 * n)
   const active = new Set<number>()
   let now = 0
   let done = 0
   let events = 0
-  const release = (id: number) => {
-    const t = transfers[id]!
-    let alpha = t.startup ?? 0
-    for (const l of t.path) alpha += links[l]!.latency
-    starting.push({ at: now + alpha, id })
+  const latencyOf = (t: SimTransfer) => t.path.reduce((sum, l) => sum + links[l]!.latency, 0)
+  const release = (id: number) => timers.push(now + (transfers[id]!.startup ?? 0), 2 * id)
+  const satisfy = (ids: readonly number[]) => {
+    for (const dep of ids) if (--waitingOn[dep] === 0) release(dep)
   }
   for (let i = 0; i < n; i++) if (waitingOn[i] === 0) release(i)
 
+  const capped = transfers.some((t) => t.maxRate !== undefined)
+  const solveRates = rateSolver(links)
+  // Rates change only when the set of moving flows does: deliveries alone reuse them.
+  let ids: number[] = []
+  let rates: Float64Array = new Float64Array(0)
+  let changed = true
   while (done < n) {
-    // Admit every transfer whose latency has elapsed.
-    starting.sort((a, b) => a.at - b.at)
-    while (starting.length > 0 && starting[0]!.at <= now) active.add(starting.shift()!.id)
-    const ids = [...active]
-    const rates = maxMinRates(
-      links,
-      ids.map((id) => transfers[id]!.path),
-    )
-    let dt = starting.length > 0 ? starting[0]!.at - now : Number.POSITIVE_INFINITY
+    // Fire every timer that is due: starts join the active flows, deliveries release dependents.
+    while (timers.length > 0 && timers.peekTime() <= now) {
+      const rank = timers.pop()
+      const id = rank >> 1
+      if ((rank & 1) === 0) {
+        active.add(id)
+        changed = true
+      } else {
+        finish[id] = now
+        done++
+        satisfy(onDelivered[id]!)
+      }
+    }
+    if (done === n) break
+    if (changed) {
+      ids = [...active]
+      rates = solveRates(
+        ids.map((id) => transfers[id]!.path),
+        capped ? ids.map((id) => transfers[id]!.maxRate ?? Number.POSITIVE_INFINITY) : undefined,
+      )
+      changed = false
+    }
+    let dt = timers.length > 0 ? timers.peekTime() - now : Number.POSITIVE_INFINITY
     ids.forEach((id, j) => {
       dt = Math.min(dt, remaining[id]! / rates[j]!)
     })
@@ -139,13 +219,14 @@ export function simulateTransfers(links: readonly SimLink[], transfers: readonly
     events++
     now += dt
     ids.forEach((id, j) => {
-      remaining[id]! -= rates[j]! * dt
+      // A flow over no link has an infinite rate: it is done at once (∞ · 0 would be NaN).
+      remaining[id] = Number.isFinite(rates[j]!) ? remaining[id]! - rates[j]! * dt : 0
       const t = transfers[id]!
       if (remaining[id]! <= SIMULTANEOUS * Math.max(1, t.bytes)) {
         active.delete(id)
-        finish[id] = now
-        done++
-        for (const dep of dependents[id]!) if (--waitingOn[dep] === 0) release(dep)
+        changed = true
+        timers.push(now + latencyOf(t), 2 * id + 1)
+        satisfy(onSent[id]!)
       }
     })
   }

@@ -24,7 +24,14 @@ export function playSchedule(
 ): SchedulePrediction {
   const result = simulateTransfers(
     network.links,
-    sends.map((s) => ({ path: network.path(s.from, s.to), bytes: s.bytes, after: s.after, startup })),
+    sends.map((s) => ({
+      path: network.path(s.from, s.to),
+      bytes: s.bytes,
+      after: s.after,
+      afterSent: s.afterSent,
+      startup,
+      maxRate: network.rateCap?.(s.from, s.to),
+    })),
   )
   let bytes = 0
   let crossRackBytes = 0

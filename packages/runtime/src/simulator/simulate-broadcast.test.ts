@@ -88,4 +88,17 @@ describe('simulateBroadcast across racks', () => {
     expect(expectedRatio).toBeGreaterThan(2)
     expect(Math.abs(random.seconds / ranked.seconds - expectedRatio) / expectedRatio).toBeLessThan(0.1)
   })
+
+  it('mst is store-and-forward, as the runtime sends: across two racks its last round shares the uplink', () => {
+    // 8 nodes, racks {0..3} and {4..7}, uplink = 2 NICs. Rounds 1 and 2 stay in rack 0
+    // (nβ each, whole messages); in round 3 nodes 0–3 send to 4–7 at once, four flows on one
+    // 2-NIC uplink: 2nβ. Total 4nβ (a pipelined schedule would overlap the rounds).
+    const net = buildClusterNetwork(cluster(2, 4, GBIT, 2 * GBIT))
+    const n = 1e7
+    const t = simulateBroadcast(net, 'mst', range(8), n, n / 50).seconds
+    expect(t).toBeCloseTo((4 * n) / GBIT, 6)
+    // simple sends to one receiver after another: the k-th receiver is done at k·nβ.
+    const simple = simulateBroadcast(net, 'simple', range(8), n, n / 50).seconds
+    expect(simple).toBeCloseTo((7 * n) / GBIT, 6)
+  })
 })

@@ -3,7 +3,7 @@ import {
   broadcastSchedule,
 } from '../collectives/schedules/broadcast-schedule.ts'
 import type { ClusterNetwork } from './cluster-network.ts'
-import { simulateTransfers } from './flow-network.ts'
+import { playSchedule } from './play-schedule.ts'
 
 /** Predicted cost of one broadcast. */
 export interface BroadcastPrediction {
@@ -26,12 +26,10 @@ export function simulateBroadcast(
   chunkBytes: number,
   startup = 0,
 ): BroadcastPrediction {
-  const sends = broadcastSchedule(algorithm, order, bytes, chunkBytes)
-  const result = simulateTransfers(
-    network.links,
-    sends.map((s) => ({ path: network.path(s.from, s.to), bytes: s.bytes, after: s.after, startup })),
+  const { seconds, crossRackBytes, messages } = playSchedule(
+    network,
+    broadcastSchedule(algorithm, order, bytes, chunkBytes),
+    startup,
   )
-  let crossRackBytes = 0
-  for (const s of sends) if (network.rackOf(s.from) !== network.rackOf(s.to)) crossRackBytes += s.bytes
-  return { seconds: result.makespan, crossRackBytes, messages: sends.length }
+  return { seconds, crossRackBytes, messages }
 }

@@ -3,6 +3,7 @@ import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/
 import { type CollectiveSpec, collectiveOps } from '../../framework/collective-task.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
+import { median } from '../../median.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { byteSize, intList, listOf, positiveInt } from './parse-options.ts'
@@ -39,12 +40,6 @@ export function busFactor(op: CollectiveOp, p: number): number {
   if (op === 'all-reduce') return (2 * (p - 1)) / p
   if (op === 'all-gather' || op === 'gather') return (p - 1) / p
   return 1
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
 /**

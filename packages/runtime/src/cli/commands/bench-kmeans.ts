@@ -14,6 +14,7 @@ import {
 } from '../../kmeans/algorithm.ts'
 import { benchData } from '../../kmeans/bench-data.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
+import { median } from '../../median.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { runKmeansCommand } from './kmeans.ts'
@@ -64,13 +65,6 @@ export interface BenchKmeansResult {
    * fraction of the n·k distances evaluated, to see where a run's time goes.
    */
   perIteration: Array<{ ms: number; stageMs: Record<StageName, number>; distanceFraction: number }>
-}
-
-/** The median of a non-empty list. */
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
 /**

@@ -19,14 +19,13 @@ export function registerWorker(program: Command): void {
     .option('--rack <rack>', 'rack of this node (a topology given to the driver overrides it)')
     .option(
       '--host <host>',
-      'data-plane listen address other workers reach this one at (0.0.0.0: every interface, reached at the address it connects from)',
-      '127.0.0.1',
+      'data-plane listen address other workers reach this one at (default: the local address that reaches the driver; 0.0.0.0: every interface, reached at the address it connects from)',
     )
     .option(
       '--host-name <name>',
       'host name reported to the driver, which a topology maps to a rack (default: this host name)',
     )
-    .action(async (o: { join: string; token?: string; rack?: string; host: string; hostName?: string }) => {
+    .action(async (o: { join: string; token?: string; rack?: string; host?: string; hostName?: string }) => {
       await runWorker({
         join: parseHostPort(o.join),
         applications: workerApplications,

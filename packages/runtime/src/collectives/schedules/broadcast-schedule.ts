@@ -13,7 +13,14 @@ export interface ScheduledSend {
   from: number
   to: number
   bytes: number
+  /** Sends that must have arrived first (data this send forwards). */
   after: number[]
+  /**
+   * Sends that must merely have left the sender first (its previous message on the same stream
+   * or in its own sequence): the sender streams on without waiting a round trip, so the latency
+   * of a pipeline is paid once per hop.
+   */
+  afterSent?: number[]
   /** Which piece of the message this carries: a chunk index (or a block index for bucket). */
   piece: number
 }
@@ -30,9 +37,11 @@ export function chunkSizes(bytes: number, chunkBytes: number): number[] {
 
 /**
  * The schedule of broadcasting `bytes` from `order[0]` to every rank of `order`.
- * - `simple`: the root streams the whole message to each receiver, all streams at once.
+ * - `simple`: the root sends the whole message to each receiver in turn (as the runtime does).
  * - `mst`: binomial tree; in round j every rank holding the message sends it to the rank 2^j
- *   positions further; a rank forwards chunk c as soon as it has it.
+ *   positions further. As in the runtime, a rank forwards only once it holds the whole message,
+ *   and sends to its children one after another (the lab showed the difference: with
+ *   pipelined, concurrent subtrees, mst across two racks was predicted 30 % too fast).
  * - `bucket`: scatter one 1/p block to each rank, then a ring all-gather in p − 1 steps.
  * - `chain`: a pipeline along `order`; rank i forwards chunk c to rank i + 1 as soon as it has
  *   received it, so all links carry different chunks at once.
@@ -50,27 +59,42 @@ export function broadcastSchedule(
   const chunks = chunkSizes(bytes, chunkBytes)
   // received[pos][c]: index of the send that delivered chunk c to position pos (root: none).
   const received: (number | undefined)[][] = Array.from({ length: p }, () => new Array(chunks.length))
-  const stream = (fromPos: number, toPos: number) => {
-    let prev: number | undefined
+  // lastSent[pos]: the last send of position pos, for senders that send one stream after another.
+  const lastSent: (number | undefined)[] = new Array(p)
+  /**
+   * Streams the message from `fromPos` to `toPos`. Pipelined: chunk c goes once it has arrived.
+   * Store-and-forward (the runtime's mst and simple): the stream starts once the whole message
+   * has arrived and the sender's previous stream has left it, so a sender's streams go in turn.
+   */
+  const stream = (fromPos: number, toPos: number, storeAndForward = false) => {
+    let prev: number | undefined = storeAndForward ? lastSent[fromPos] : undefined
+    const whole = received[fromPos]![chunks.length - 1]
     chunks.forEach((size, c) => {
-      const after: number[] = []
-      const got = received[fromPos]![c]
-      if (got !== undefined) after.push(got)
-      if (prev !== undefined) after.push(prev)
-      prev = sends.push({ from: order[fromPos]!, to: order[toPos]!, bytes: size, after, piece: c }) - 1
+      const got = storeAndForward ? (c === 0 ? whole : undefined) : received[fromPos]![c]
+      prev =
+        sends.push({
+          from: order[fromPos]!,
+          to: order[toPos]!,
+          bytes: size,
+          after: got === undefined ? [] : [got],
+          afterSent: prev === undefined ? [] : [prev],
+          piece: c,
+        }) - 1
       received[toPos]![c] = prev
     })
+    lastSent[fromPos] = prev
   }
   switch (algorithm) {
     case 'simple':
-      for (let pos = 1; pos < p; pos++) stream(0, pos)
+      for (let pos = 1; pos < p; pos++) stream(0, pos, true)
       break
     case 'chain':
       for (let pos = 1; pos < p; pos++) stream(pos - 1, pos)
       break
     case 'mst':
+      // Rounds in order, so each sender's children come in the order the runtime sends to them.
       for (let span = 1; span < p; span *= 2)
-        for (let pos = 0; pos < span && pos + span < p; pos++) stream(pos, pos + span)
+        for (let pos = 0; pos < span && pos + span < p; pos++) stream(pos, pos + span, true)
       break
     case 'bucket':
       bucketSchedule(order, bytes, chunkBytes, sends)
@@ -100,20 +124,27 @@ function bucketSchedule(
   // has[pos][block]: the last send that completed block `block` at position `pos`.
   const has: (number | undefined)[][] = Array.from({ length: p }, () => new Array(p))
   // Blocks travel as whole messages chunked on the wire; the pipeline happens across the ring.
-  const sendBlock = (fromPos: number, toPos: number, block: number, extraAfter: number[]) => {
+  const sendBlock = (fromPos: number, toPos: number, block: number, after: number[], afterSent: number[]) => {
     const [start, end] = blockRange(bytes, p, block)
     let prev: number | undefined
     for (const size of chunkSizes(end - start, chunkBytes)) {
-      const after = [...extraAfter]
-      if (prev !== undefined) after.push(prev)
-      prev = sends.push({ from: order[fromPos]!, to: order[toPos]!, bytes: size, after, piece: block }) - 1
+      const sent = prev === undefined ? afterSent : [prev]
+      prev =
+        sends.push({
+          from: order[fromPos]!,
+          to: order[toPos]!,
+          bytes: size,
+          after,
+          afterSent: sent,
+          piece: block,
+        }) - 1
     }
     has[toPos]![block] = prev
     return prev!
   }
   // Scatter: the root sends block pos to position pos, one stream after another.
   let last: number | undefined
-  for (let pos = 1; pos < p; pos++) last = sendBlock(0, pos, pos, last === undefined ? [] : [last])
+  for (let pos = 1; pos < p; pos++) last = sendBlock(0, pos, pos, [], last === undefined ? [] : [last])
   // Ring all-gather: at step s, position pos passes block (pos − s) mod p to pos + 1.
   const lastSendOf: (number | undefined)[] = new Array(p)
   for (let s = 0; s < p - 1; s++) {
@@ -127,8 +158,7 @@ function bucketSchedule(
       const got = has[pos]![block]
       if (got !== undefined) after.push(got)
       const prevSend = lastSendOf[pos]
-      if (prevSend !== undefined) after.push(prevSend)
-      stepSends.push([pos, sendBlock(pos, to, block, after)])
+      stepSends.push([pos, sendBlock(pos, to, block, after, prevSend === undefined ? [] : [prevSend])])
     }
     for (const [pos, id] of stepSends) lastSendOf[pos] = id
   }

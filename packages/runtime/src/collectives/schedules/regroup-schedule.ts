@@ -65,14 +65,15 @@ export function ringReduceScatterSchedule(
       const after: number[] = []
       const got = received[i]
       if (s > 0 && got !== undefined) after.push(got)
+      // The sender's previous step need only have left it (latency is paid once per hop).
       const prev = lastSend[i]
-      if (prev !== undefined) after.push(prev)
       const id =
         sends.push({
           from: ring[i]!,
           to: ring[(i + 1) % p]!,
           bytes: blockBytes[block]!,
           after,
+          afterSent: prev === undefined ? [] : [prev],
           piece: block,
         }) - 1
       lastSend[i] = id
@@ -105,13 +106,13 @@ export function ringAllGatherSchedule(
       const got = received[i]
       if (got !== undefined) deps.push(got)
       const prev = lastSend[i]
-      if (prev !== undefined && prev !== got) deps.push(prev)
       const id =
         sends.push({
           from: ring[i]!,
           to: ring[(i + 1) % p]!,
           bytes: blockBytes[block]!,
           after: deps,
+          afterSent: prev === undefined || prev === got ? [] : [prev],
           piece: block,
         }) - 1
       lastSend[i] = id

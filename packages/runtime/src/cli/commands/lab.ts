@@ -1,0 +1,229 @@
+import { type Command, Option } from 'commander'
+import { type LabBroadcast, labBroadcasts, runLabBenchBroadcast } from '../../lab/bench-broadcast.ts'
+import { labSpecFromTopology } from '../../lab/lab-from-topology.ts'
+import { labDown, labStatus, labUp } from '../../lab/lab-net.ts'
+import { type LabSpec, MAX_LAB_ID } from '../../lab/lab-plan.ts'
+import { readTopology } from '../../topology/load-topology.ts'
+import { type CommandIo, processIo } from '../progress.ts'
+import {
+  byteSize,
+  intList,
+  listOf,
+  nonNegativeInt,
+  nonNegativeNumber,
+  positiveInt,
+  positiveNumber,
+} from './parse-options.ts'
+
+/** Default chunk of the lab bench: 64 KiB takes 5.5 ms at 100 Mbit/s, as 512 KiB does at 1 GbE (4.4 ms). */
+export const LAB_CHUNK_BYTES = 64 * 1024
+
+interface LabShapeFlags {
+  topology?: string
+  lab: number
+  racks: number
+  hostsPerRack: number
+  nodeMbps: number
+  uplinkMbps: number
+  scale: number
+  delayMs?: number
+  tcpBufferKb?: number
+  queueKb?: number
+}
+
+/** The flags every lab command that builds a lab shares. */
+function labShapeOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--topology <file>',
+      'take racks, hosts per rack and rates from a topology (JSON, Slurm, Hadoop; racks must be alike), times --scale',
+    )
+    .option('--racks <R>', 'racks', positiveInt('--racks'), 3)
+    .option('--hosts-per-rack <H>', 'hosts per rack', positiveInt('--hosts-per-rack'), 4)
+    .option(
+      '--node-mbps <M>',
+      'rate of every host link, each way, Mbit/s (before --scale)',
+      positiveNumber('--node-mbps'),
+      100,
+    )
+    .option(
+      '--uplink-mbps <U>',
+      'rate of every rack uplink, each way, Mbit/s (before --scale)',
+      positiveNumber('--uplink-mbps'),
+      200,
+    )
+    .option(
+      '--scale <f>',
+      'multiply every rate by f (e.g. 0.1 runs 1 GbE as 100 Mbit/s so two cores can fill the links)',
+      positiveNumber('--scale'),
+      1,
+    )
+    .option(
+      '--delay-ms <D>',
+      'one-way delay on every host link (netem): each hop costs D, a round trip 2D',
+      nonNegativeNumber('--delay-ms'),
+    )
+    .option(
+      '--tcp-buffer-kb <K>',
+      'per-host TCP buffer limit (tcp_rmem/tcp_wmem max), KiB',
+      positiveInt('--tcp-buffer-kb'),
+    )
+    .option(
+      '--queue-kb <Q>',
+      "queue of every shaped link, KiB, like a switch port's buffer (default: htb's 1000 frames)",
+      positiveInt('--queue-kb'),
+    )
+    .addOption(labIdOption())
+}
+
+function labIdOption(): Option {
+  return new Option('--lab <id>', `lab number 0–${MAX_LAB_ID}: names cb<id>-…, addresses 10.213.(32·id).0/19`)
+    .argParser(nonNegativeInt('--lab'))
+    .default(0)
+}
+
+async function specOf(o: LabShapeFlags): Promise<LabSpec> {
+  const extra = {
+    id: o.lab,
+    ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
+    ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
+    ...(o.queueKb === undefined ? {} : { queueKb: o.queueKb }),
+  }
+  if (o.topology) return labSpecFromTopology(await readTopology(o.topology), o.scale, extra)
+  return {
+    id: o.lab,
+    racks: o.racks,
+    hostsPerRack: o.hostsPerRack,
+    nodeMbps: o.nodeMbps * o.scale,
+    uplinkMbps: o.uplinkMbps * o.scale,
+    ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
+    ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
+  }
+}
+
+/**
+ * Registers `codebook lab up|down|status` and `codebook lab bench broadcast`: a network of
+ * namespaces on this machine (Linux, root) whose links `tc` shapes, and broadcasts timed on it.
+ */
+export function registerLab(program: Command, io: CommandIo = processIo()): void {
+  const lab = program
+    .command('lab')
+    .description(
+      'A network lab on this machine (Linux, root): one network namespace per host, veths into rack bridges, racks joined by a core namespace, tc-shaped links.',
+    )
+  labShapeOptions(
+    lab
+      .command('up')
+      .description(
+        'Build a lab (after removing what an earlier lab with the same id left) and print each host: namespace, address, rack. ' +
+          'Run workers with: ip netns exec NS codebook worker --join DRIVER:PORT',
+      ),
+  )
+    .option('--json', 'print the hosts as JSON')
+    .action(async (o: LabShapeFlags & { json?: boolean }) => {
+      const plan = await labUp(await specOf(o))
+      if (o.json)
+        io.stdout.write(`${JSON.stringify({ driverAddress: plan.driverAddress, hosts: plan.hosts })}\n`)
+      else {
+        io.stdout.write(
+          `lab ${o.lab}: ${plan.hosts.length} hosts in ${plan.block}; a driver listens on ${plan.driverAddress}\n`,
+        )
+        for (const h of plan.hosts) io.stdout.write(`${h.netns.padEnd(14)}${h.address.padEnd(16)}${h.rack}\n`)
+      }
+    })
+  lab
+    .command('down')
+    .description(
+      'Remove a lab and anything a crashed run left: processes in its namespaces, namespaces, links, state file',
+    )
+    .addOption(labIdOption())
+    .action(async (o: { lab: number }) => {
+      await labDown(o.lab)
+    })
+  lab
+    .command('status')
+    .description("What exists of a lab: namespaces, processes inside them, the driver's link")
+    .addOption(labIdOption())
+    .option('--json', 'print as JSON')
+    .action(async (o: { lab: number; json?: boolean }) => {
+      const s = await labStatus(o.lab)
+      io.stdout.write(
+        o.json
+          ? `${JSON.stringify(s)}\n`
+          : s.namespaces.length === 0 && !s.driverLink
+            ? `lab ${o.lab}: down\n`
+            : `lab ${o.lab}: ${s.namespaces.length} namespaces, ${s.pids.length} processes, driver link ${s.driverLink ? 'up' : 'absent'}\n`,
+      )
+    })
+  const bench = lab.command('bench').description('Benchmarks on a lab built for the run and removed after it')
+  labShapeOptions(
+    bench
+      .command('broadcast')
+      .description(
+        'Time the real broadcast algorithms between lab hosts; print one line per point with the simulator\'s prediction for the same lab: {"algorithm","hosts","bytes","seconds","simulatedSeconds"}',
+      ),
+  )
+    .option(
+      '--bytes <B>',
+      'message size (binary units: 16MB = 16 × 2^20)',
+      byteSize('--bytes'),
+      16 * 1024 * 1024,
+    )
+    .option('--hosts <list>', 'host counts (the first N hosts, rack by rack)', intList('--hosts'), [4, 8, 12])
+    .option('--algorithms <list>', 'algorithms, comma-separated', listOf('--algorithms', labBroadcasts), [
+      ...labBroadcasts,
+    ])
+    .option(
+      '--repeat <N>',
+      'timed runs per point (median reported), after one warm-up',
+      positiveInt('--repeat'),
+      3,
+    )
+    .option(
+      '--chunk-bytes <B>',
+      "data-plane chunk size; the default keeps a chunk's time on a 100 Mbit/s link near the runtime's 512 KiB on 1 GbE",
+      byteSize('--chunk-bytes'),
+      LAB_CHUNK_BYTES,
+    )
+    .option('--seed <n>', 'seed of the random chain order', nonNegativeInt('--seed'), 1)
+    .option('--json', 'one JSON object per point')
+    .action(
+      async (
+        o: LabShapeFlags & {
+          bytes: number
+          hosts: number[]
+          algorithms: LabBroadcast[]
+          repeat: number
+          chunkBytes: number
+          seed: number
+          json?: boolean
+        },
+      ) => {
+        // The table header goes out with the first row, so bad input prints nothing but its error.
+        let header = !o.json
+        await runLabBenchBroadcast(
+          {
+            lab: await specOf(o),
+            bytes: o.bytes,
+            hosts: o.hosts,
+            algorithms: o.algorithms,
+            repeat: o.repeat,
+            chunkBytes: o.chunkBytes,
+            seed: o.seed,
+          },
+          (row) => {
+            if (header)
+              io.stdout.write(
+                `${'algorithm'.padEnd(14)}${'hosts'.padStart(6)}${'bytes'.padStart(12)}${'seconds'.padStart(10)}${'simulated'.padStart(11)}\n`,
+              )
+            header = false
+            io.stdout.write(
+              o.json
+                ? `${JSON.stringify(row)}\n`
+                : `${row.algorithm.padEnd(14)}${String(row.hosts).padStart(6)}${String(row.bytes).padStart(12)}${row.seconds.toFixed(3).padStart(10)}${row.simulatedSeconds.toFixed(3).padStart(11)}\n`,
+            )
+          },
+        )
+      },
+    )
+}
