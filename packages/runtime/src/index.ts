@@ -161,6 +161,18 @@ export { lloydReference } from './kmeans/lloyd-reference.ts'
 export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
 export { runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
+// The network lab (Linux, root): namespaces, shaped links, broadcasts timed beside the simulator.
+export {
+  type LabBenchOptions,
+  type LabBenchRow,
+  type LabBroadcast,
+  labBroadcasts,
+  predictLabBroadcast,
+  runLabBenchBroadcast,
+} from './lab/bench-broadcast.ts'
+export { type LabStatus, labDown, labStatus, labUnavailableReason, labUp } from './lab/lab-net.ts'
+export { type LabHost, type LabPlan, type LabSpec, planLab } from './lab/lab-plan.ts'
+export { spawnInLab } from './lab/lab-workers.ts'
 export type { CommMatrix } from './mapping/comm-matrix.ts'
 export { CommMatrixBuilder, commTotals, fromDense, toDense } from './mapping/comm-matrix.ts'
 export { messagesFileFor, readCommMatrixNpy, writeCommMatrixNpy } from './mapping/comm-matrix-npy.ts'
@@ -190,18 +202,6 @@ export {
   siteProfileSchema,
   validateProfile,
 } from './mapping/site-profile.ts'
-// The network lab (Linux, root): namespaces, shaped links, broadcasts timed beside the simulator.
-export {
-  type LabBenchOptions,
-  type LabBenchRow,
-  type LabBroadcast,
-  labBroadcasts,
-  predictLabBroadcast,
-  runLabBenchBroadcast,
-} from './lab/bench-broadcast.ts'
-export { type LabStatus, labDown, labStatus, labUnavailableReason, labUp } from './lab/lab-net.ts'
-export { type LabHost, type LabPlan, type LabSpec, planLab } from './lab/lab-plan.ts'
-export { spawnInLab } from './lab/lab-workers.ts'
 export { GammaDistribution } from './random/gamma.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'
