@@ -96,7 +96,7 @@ describe.skipIf(reason !== null)(`network lab (${reason ?? 'root'})`, () => {
       spawn: null,
       host: plan.driverAddress,
       registerTimeoutMs: 30_000,
-      onListening: (addr) => {
+      onListening: (addr, secret) => {
         for (const h of [plan.hosts[0]!, plan.hosts[3]!])
           children.push(
             spawn(
@@ -110,7 +110,15 @@ describe.skipIf(reason !== null)(`network lab (${reason ?? 'root'})`, () => {
                 '--import',
                 tsx,
                 entry,
-              ].concat(['worker', '--join', `${addr.host}:${addr.port}`, '--rack', h.rack]),
+              ].concat([
+                'worker',
+                '--join',
+                `${addr.host}:${addr.port}`,
+                '--token',
+                secret,
+                '--rack',
+                h.rack,
+              ]),
               { stdio: ['ignore', 'ignore', 'inherit'] },
             ),
           )
