@@ -90,6 +90,11 @@ export const IterationReport = z.object({
   reduction: z.enum(runReductions).optional(),
   /** Broadcast payload bytes the centroid encoding saved against float32, over all receivers. */
   broadcastBytesSaved: z.number().int().optional(),
+  /**
+   * Regroup/reduce bytes the exact int32 form of integer cluster sums saved against float64 (integer
+   * data such as uint8 HOG; 0 for real-valued data), over all workers.
+   */
+  partialBytesSaved: z.number().int().nonnegative().optional(),
   /** How the map tasks assigned (absent in older reports: exact). */
   assignment: z.enum(runAssignments).optional(),
   /**

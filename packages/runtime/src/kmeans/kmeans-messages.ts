@@ -123,6 +123,8 @@ export const IterateResult = z.object({
   reassigned: count,
   sparseMessages: count,
   denseMessages: count,
+  /** Bytes the int32 form of integer cluster sums saved against float64 in this worker's messages. */
+  partialBytesSaved: count.optional(),
   skipped: z.array(count),
   /** Point–centroid distances the map tasks evaluated (n·k per task for Lloyd; fewer once bounds prune). */
   distancesEvaluated: z.number(),

@@ -5,6 +5,7 @@ import type { Group } from '../collectives/group.ts'
 import { blockBounds } from '../collectives/group.ts'
 import { reduceToRoot } from '../collectives/reduce/reduce.ts'
 import { clusterSumsCombiner } from '../collectives/regroup/cluster-sums-combiner.ts'
+import type { Combiner } from '../collectives/regroup/combiner.ts'
 import type { Partials } from '../collectives/regroup/partials.ts'
 import { combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
@@ -65,6 +66,8 @@ interface ReducedSums {
   combineMs: number
   sparseMessages: number
   denseMessages: number
+  /** Bytes the int32 form of integer sums saved against float64 in this worker's messages. */
+  savedBytes: number
 }
 
 /**
@@ -79,7 +82,17 @@ async function reduceSums(
   partials: readonly Partials[],
   now: () => number,
 ): Promise<ReducedSums> {
-  const combiner = clusterSumsCombiner(req.d)
+  const base = clusterSumsCombiner(req.d)
+  let savedBytes = 0
+  // Counts what the exact int32 form of integer sums saved on the wire (the report's partialBytesSaved).
+  const combiner: Combiner<Partials> = {
+    ...base,
+    encode(p, from, to) {
+      const e = base.encode(p, from, to)
+      savedBytes += e.savedBytes ?? 0
+      return e
+    },
+  }
   const reduction = req.reduction ?? 'regroup'
   if (reduction !== 'regroup') {
     const t = now()
@@ -94,7 +107,7 @@ async function reduceSums(
       reduction,
       now,
     )
-    return { full: r.result, shuffleMs, ...r }
+    return { full: r.result, shuffleMs, ...r, savedBytes }
   }
   const r = await regroup(
     g(req.ops.shuffle),
@@ -108,7 +121,7 @@ async function reduceSums(
   )
   const t = now()
   const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation, combiner)
-  return { ...r, full, combineMs: now() - t }
+  return { ...r, full, combineMs: now() - t, savedBytes }
 }
 
 /**
@@ -269,6 +282,7 @@ export class KmeansWorkerState {
       reassigned,
       sparseMessages: reduced.sparseMessages,
       denseMessages: reduced.denseMessages,
+      partialBytesSaved: reduced.savedBytes,
       skipped: bc.skipped,
       distancesEvaluated,
       ...(recall ? { recall } : {}),

@@ -284,6 +284,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       )
       report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
       report.broadcastBytesSaved = broadcastBytesSaved
+      report.partialBytesSaved = done.results.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
       report.reduction = opts.reduction ?? 'regroup'
       report.assignment = assignment
       if (assignment === 'approximate') report.assignmentRecall = recallOf(done.results)

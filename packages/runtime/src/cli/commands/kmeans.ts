@@ -94,6 +94,7 @@ function humanLine(r: IterationReport): string {
     r.distanceFraction !== undefined ? `distance fraction ${r.distanceFraction.toPrecision(3)}` : '',
     r.assignmentRecall !== undefined ? `approximate, recall ${r.assignmentRecall.toFixed(3)}` : '',
     r.broadcastBytesSaved ? `${r.broadcastBytesSaved} B saved by encoding` : '',
+    r.partialBytesSaved ? `${r.partialBytesSaved} B saved by int32 sums` : '',
     r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
     r.restarts ? `${r.restarts} restarts` : '',
   ]

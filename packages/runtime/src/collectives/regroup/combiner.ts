@@ -44,4 +44,6 @@ export interface Combiner<P> {
 export interface EncodedBlock {
   bytes: Uint8Array
   sparse: boolean
+  /** Bytes a narrower value encoding saved against the combiner's plain one (K-means: int32 vs float64). */
+  savedBytes?: number
 }

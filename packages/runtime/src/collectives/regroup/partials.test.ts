@@ -32,4 +32,36 @@ describe('partials codec', () => {
       }
     }
   })
+
+  it('sends integer values as int32 (exact, half the value bytes) and anything else as float64', () => {
+    const k = 20
+    const d = 4
+    const ints = createPartials(k, d)
+    for (let j = 0; j < k; j += 2) {
+      ints.counts[j] = 3 + j
+      for (let t = 0; t < d; t++) ints.sums[j * d + t] = (j - 10) * 1000 + t * 255
+    }
+    // The largest exact int32 and a value just beyond it.
+    ints.sums[0] = 2 ** 31 - 1
+    const enc = encodeBlock(ints, 0, k)
+    expect(enc.bytes.length).toBe(Math.min(sparseBytes(k / 2, d, true), denseBytes(k, d, true)))
+    expect(enc.savedBytes).toBe(Math.min(sparseBytes(k / 2, d), denseBytes(k, d)) - enc.bytes.length)
+    const back = createPartials(k, d)
+    mergeBlock(back, enc.bytes)
+    expect(Array.from(back.sums)).toEqual(Array.from(ints.sums))
+    expect(Array.from(back.counts)).toEqual(Array.from(ints.counts))
+
+    for (const odd of [2 ** 31, 0.5, -(2 ** 31)]) {
+      const p = createPartials(k, d)
+      p.sums.set(ints.sums)
+      p.counts.set(ints.counts)
+      p.sums[5] = odd
+      p.counts[1] = 1
+      const e = encodeBlock(p, 0, k)
+      expect(e.savedBytes, String(odd)).toBe(0)
+      const q = createPartials(k, d)
+      mergeBlock(q, e.bytes)
+      expect(Array.from(q.sums)).toEqual(Array.from(p.sums))
+    }
+  })
 })
