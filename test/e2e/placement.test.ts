@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../support/server.ts'
 // real Chromium: plan a small case, read the cost bars off the chart's canvas, compare with the API.
 
 interface PlanAnswer {
-  plans: { algorithm: string; cost: number; siteOf: number[] }[]
+  plans: { algorithm: string; cost: number; siteOf: number[]; nodeOf: number[] }[]
   sites: string[]
   chosen: string
 }
@@ -228,7 +228,7 @@ describe('Placement panel (Chromium)', () => {
     await panel.getByLabel('Monte Carlo').fill('')
     const answer = page.waitForResponse((r) => r.url().endsWith('/api/plans'))
     await panel.getByRole('button', { name: 'Plan placement' }).click()
-    const shown = (await (await answer).json()) as PlanAnswer & { plans: { nodeOf: number[] }[] }
+    const shown = (await (await answer).json()) as PlanAnswer
     const result = panel.getByTestId('placement-result')
     await result.getByLabel('Planner', { exact: true }).selectOption('random')
     await result.getByRole('link', { name: 'Use for a run' }).click()
