@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../support/server.ts'
 // real Chromium: plan a small case, read the cost bars off the chart's canvas, compare with the API.
 
 interface PlanAnswer {
-  plans: { algorithm: string; cost: number; siteOf: number[] }[]
+  plans: { algorithm: string; cost: number; siteOf: number[]; nodeOf: number[] }[]
   sites: string[]
   chosen: string
 }
@@ -199,5 +199,55 @@ describe('Placement panel (Chromium)', () => {
     await panel.getByTestId('placement-monte-carlo').waitFor()
     await result.scrollIntoViewIfNeeded()
     await browser.screenshot('placement-01-planned')
+  }, 120_000)
+
+  it('"Use for a run" opens the run form on the saved topology with the shown mapping attached', async () => {
+    // 4 sites × 2 nodes, named site-0 … site-3: the ec2-4 plan's sites match them by position.
+    const res = await fetch(`${server.url}/api/topologies`, {
+      method: 'POST',
+      headers: { ...server.authHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        topology: generateTopology({
+          name: 'placement-sites',
+          sites: 4,
+          racks: 1,
+          nodesPerRack: 2,
+          nodeGbps: 1,
+          uplinkGbps: 10,
+        }),
+      }),
+    })
+    const { id, version } = (await res.json()) as { id: string; version: number }
+    const { page } = browser
+    await page.goto(`/topology/${id}`)
+    const panel = page.getByRole('region', { name: 'Placement' })
+    await panel.scrollIntoViewIfNeeded()
+    await panel.getByLabel('Workload').selectOption('dnn')
+    await panel.getByLabel('Processes').fill('8')
+    await panel.getByLabel('Pinned share').fill('0.25')
+    await panel.getByLabel('Monte Carlo').fill('')
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/plans'))
+    await panel.getByRole('button', { name: 'Plan placement' }).click()
+    const shown = (await (await answer).json()) as PlanAnswer
+    const result = panel.getByTestId('placement-result')
+    await result.getByLabel('Planner', { exact: true }).selectOption('random')
+    await result.getByRole('link', { name: 'Use for a run' }).click()
+
+    // Both number their nodes site by site, 2 per site: plan node j is topology node-j.
+    const nodeOf = shown.plans.find((p) => p.algorithm === 'random')!.nodeOf
+    await page.waitForURL(/\/runs\?/)
+    const q = new URL(page.url()).searchParams
+    expect(q.get('topology')).toBe(id)
+    expect(q.get('version')).toBe(String(version))
+    expect(q.getAll('node')).toEqual(nodeOf.map((j) => `node-${j}`))
+    const placed = page.getByTestId('run-mapping')
+    await placed.getByText('placed by random').waitFor()
+    expect(await page.locator('#run-workers').inputValue()).toBe('8')
+    expect(await page.locator('#run-topology').inputValue()).toBe(id)
+    await browser.screenshot('placement-02-use-for-run')
+    // "Unplace" drops the mapping; the topology stays.
+    await placed.getByRole('button', { name: 'Unplace' }).click()
+    expect(await page.getByTestId('run-mapping').count()).toBe(0)
+    expect(await page.locator('#run-topology').inputValue()).toBe(id)
   }, 120_000)
 })

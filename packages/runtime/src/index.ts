@@ -183,6 +183,7 @@ export {
   patternMatrix,
   scheduleMatrix,
 } from './mapping/patterns.ts'
+export { type PlanFile, planNodeNames, readPlanFile } from './mapping/plan-file.ts'
 export type {
   MappingPlanner,
   MappingPlanResult,
@@ -257,7 +258,7 @@ export {
 } from './topology/formats/topology-format.ts'
 export type { GenerateTopologyOptions } from './topology/generate.ts'
 export { generateTopology } from './topology/generate.ts'
-export { rackOfHost, readTopology, workerRacks } from './topology/load-topology.ts'
+export { mappedWorkerRacks, rackOfHost, readTopology, workerRacks } from './topology/load-topology.ts'
 export { TopologyValidationError, topologyIssueCode, validateTopology } from './topology/validate-topology.ts'
 export type { ByteTotals } from './transport/byte-counters.ts'
 export type { DataPlaneOptions, PeerAddress, RecvChunk } from './transport/data-plane.ts'

@@ -45,6 +45,7 @@ export {
   SlurmLaunch,
 } from './launchers.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
+export { type PlacementPlan, type PlanNodesResult, planNodeNames } from './plan-nodes.ts'
 export type { CreatePlanInput, PlanPattern, PlanPlanner } from './plans.ts'
 export {
   CreatePlan,

@@ -159,6 +159,15 @@ export const CreateRun = z.object({
    * local processes. Without it every worker is on one rack.
    */
   topologyId: z.string().min(1).optional(),
+  /**
+   * Where each worker runs, from a placement plan: worker i takes the rack of the topology node
+   * named `mapping[i]` instead of the i-th node's (so chain order and cross-rack bytes follow the
+   * plan). One name per worker; needs `topologyId` and a `local` launcher; the server answers 400
+   * `MAPPING_UNKNOWN_NODE` for a name the topology lacks.
+   */
+  mapping: z.array(z.string().min(1)).max(runBounds.workers).optional(),
+  /** The planner that produced `mapping` (shown with the run; informational). */
+  mappingPlanner: z.string().min(1).max(64).optional(),
   /** Version of `topologyId` to use; the server fills in the latest when absent, so a run records what it used. */
   topologyVersion: z.number().int().positive().optional(),
   /** Where the workers run (`runLaunchers` in launchers.ts); runs stored before launchers existed are `local`. */

@@ -68,7 +68,7 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       run.id,
       'info',
       placed.racks
-        ? `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(placed.racks)].join(', ')}.`
+        ? `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(placed.racks)].join(', ')}${p.mapping ? `, placed by ${p.mappingPlanner ?? 'a mapping'} (worker i on node ${p.mapping.join(', ')})` : ''}.`
         : `Topology ${p.topologyId} v${placed.version}: each worker on the rack of its host.`,
     )
   const launched = await startRunPool({

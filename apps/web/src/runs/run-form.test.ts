@@ -1,6 +1,12 @@
 import { CreateRun, runDefaults, type ServerLimits } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
-import { defaultRunForm, type RunFormContext, runFormFromSearch, validateRunForm } from './run-form.ts'
+import {
+  defaultRunForm,
+  placedRunHref,
+  type RunFormContext,
+  runFormFromSearch,
+  validateRunForm,
+} from './run-form.ts'
 
 const form = { ...defaultRunForm, datasetId: 'ds1' }
 const limits: ServerLimits = {
@@ -165,5 +171,32 @@ describe('runFormFromSearch', () => {
     })
     expect(runFormFromSearch('?version=3')).toMatchObject({ topologyId: '', topologyVersion: '' })
     expect(runFormFromSearch('')).toEqual(defaultRunForm)
+  })
+
+  it('attaches the mapping of "Use for a run": workers = its nodes, sent as mapping with the planner', () => {
+    const href = placedRunHref('t1', 2, 'geo', ['node-2', 'node 0', 'node-3'])
+    const values = runFormFromSearch(href.slice(href.indexOf('?')))
+    expect(values).toMatchObject({
+      topologyId: 't1',
+      topologyVersion: '2',
+      mapping: ['node-2', 'node 0', 'node-3'],
+      mappingPlanner: 'geo',
+      workers: '3',
+    })
+    const topology = { topology: { latestVersion: 2, nodes: 4 } }
+    const sent = validateRunForm({ ...values, datasetId: 'ds1' }, ctx(topology))
+    expect(sent.ok && sent.input).toMatchObject({
+      mapping: values.mapping,
+      mappingPlanner: 'geo',
+      workers: 3,
+    })
+    expect(sent.ok && CreateRun.parse(sent.input).mapping).toEqual(values.mapping)
+    // One worker per mapped node: another worker count is refused at its field, as are real hosts.
+    const more = validateRunForm({ ...values, datasetId: 'ds1', workers: '4' }, ctx(topology))
+    expect(more.ok ? null : more.errors.workers).toContain('the mapping has 3 workers')
+    const joined = validateRunForm({ ...values, datasetId: 'ds1', launcher: 'join' }, ctx(topology))
+    expect(joined.ok ? null : joined.errors.launcher).toBeDefined()
+    // Without a topology the nodes mean nothing and are dropped.
+    expect(runFormFromSearch('?node=a&planner=geo')).toEqual(defaultRunForm)
   })
 })

@@ -37,6 +37,10 @@ export interface RunFormValues {
   topologyId: string
   /** Its version; '' = the latest at launch. */
   topologyVersion: string
+  /** Node name per worker from a placement plan ("Use for a run"); [] = the topology's nodes in order. */
+  mapping: string[]
+  /** The planner that produced `mapping`. */
+  mappingPlanner: string
   /** Where the workers run: local children of the server, a Slurm job, or workers that join. */
   launcher: (typeof runLaunchers)[number]
   /** `slurm`: sbatch's partition, nodes, tasks per node and time limit; '' = Slurm's default. */
@@ -76,6 +80,8 @@ export const defaultRunForm: RunFormValues = {
   kernel: runDefaults.kernel,
   topologyId: '',
   topologyVersion: '',
+  mapping: [],
+  mappingPlanner: '',
   launcher: 'local',
   slurmPartition: '',
   slurmNodes: '',
@@ -198,6 +204,11 @@ export function validateRunForm(
   }
   const [workers, wErr] = checkWorkers(values.workers, ctx, version, values.launcher)
   if (wErr) errors.workers = wErr
+  const placed = values.topologyId !== '' && values.mapping.length > 0
+  if (placed && workers !== null && workers !== values.mapping.length)
+    errors.workers = `Placed by ${values.mappingPlanner || 'a plan'}: the mapping has ${values.mapping.length} workers`
+  if (placed && values.launcher !== 'local')
+    errors.launcher = 'A placement plan places local workers; joined and Slurm workers take their host’s rack'
   const [slots, sErr] = integerIn(values.slots, 1, runBounds.slots, 'Slots')
   if (sErr) errors.slots = sErr
   const [seed, seedErr] = integerIn(values.seed, 0, Number.MAX_SAFE_INTEGER, 'Seed')
@@ -226,6 +237,8 @@ export function validateRunForm(
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
     ...(version === null ? {} : { topologyVersion: version }),
+    ...(placed ? { mapping: values.mapping } : {}),
+    ...(placed && values.mappingPlanner !== '' ? { mappingPlanner: values.mappingPlanner } : {}),
     ...(values.launcher === 'local' ? {} : { launcher: values.launcher }),
     ...(slurm === undefined ? {} : { slurm }),
   }
@@ -241,14 +254,33 @@ export function validateRunForm(
   return { ok: false, errors }
 }
 
-/** The form's starting values for a page address: `?topology=ID&version=N` preselects a topology. */
+/**
+ * The form's starting values for a page address: `?topology=ID&version=N` preselects a topology;
+ * `&node=A&node=B…&planner=P` attaches a placement (worker i on node i; workers = the node count).
+ */
 export function runFormFromSearch(search: string): RunFormValues {
   const q = new URLSearchParams(search)
   const topologyId = q.get('topology') ?? ''
   const version = q.get('version') ?? ''
+  const mapping = topologyId === '' ? [] : q.getAll('node').filter((n) => n !== '')
   return {
     ...defaultRunForm,
     topologyId,
     topologyVersion: topologyId !== '' && /^\d+$/.test(version) ? version : '',
+    ...(mapping.length > 0
+      ? { mapping, mappingPlanner: q.get('planner') ?? '', workers: String(mapping.length) }
+      : {}),
   }
+}
+
+/** The run form's address for a topology version with a planner's mapping attached ("Use for a run"). */
+export function placedRunHref(
+  topologyId: string,
+  version: number,
+  planner: string,
+  nodes: readonly string[],
+): string {
+  const q = new URLSearchParams({ topology: topologyId, version: String(version), planner })
+  for (const n of nodes) q.append('node', n)
+  return `/runs?${q.toString()}`
 }

@@ -41,3 +41,21 @@ export function rackOfHost(t: Topology): (hostName: string) => string | undefine
   const racks = new Map(topologyNodes(t).map((n) => [n.node.name, n.rack]))
   return (hostName) => racks.get(hostName) ?? racks.get(hostName.split('.')[0]!)
 }
+
+/**
+ * Rack of each worker placed by a mapping: worker i ↔ the node named `mapping[i]` (a plan's
+ * rank → node), instead of the i-th node. Names may repeat (workers sharing a node).
+ * @throws UsageError `MAPPING_UNKNOWN_NODE` naming the first name the topology lacks.
+ */
+export function mappedWorkerRacks(t: Topology, mapping: readonly string[]): string[] {
+  const racks = new Map(topologyNodes(t).map((n) => [n.node.name, n.rack]))
+  return mapping.map((name, rank) => {
+    const rack = racks.get(name)
+    if (rack === undefined)
+      throw new UsageError(
+        'MAPPING_UNKNOWN_NODE',
+        `mapping[${rank}] names node '${name}', which topology '${t.name}' does not have`,
+      )
+    return rack
+  })
+}

@@ -106,10 +106,36 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
             topologies={topologies.data}
             values={values}
             topology={topology}
-            onTopology={(id) => setValues((v) => ({ ...v, topologyId: id, topologyVersion: '' }))}
+            onTopology={(id) =>
+              // A mapping names one topology's nodes: another topology drops it.
+              setValues((v) => ({
+                ...v,
+                topologyId: id,
+                topologyVersion: '',
+                mapping: [],
+                mappingPlanner: '',
+              }))
+            }
             onVersion={(version) => set('topologyVersion', version)}
             versionError={fieldError('topologyVersion')}
           />
+          {values.topologyId !== '' && values.mapping.length > 0 && (
+            <div className="field field-wide" data-testid="run-mapping">
+              <span className="muted">
+                placed by {values.mappingPlanner || 'a plan'}: worker i on node{' '}
+                <span className="num">{values.mapping.slice(0, 8).join(', ')}</span>
+                {values.mapping.length > 8 ? `, … (${formatCount(values.mapping.length)} workers)` : ''}
+              </span>{' '}
+              <button
+                type="button"
+                className="btn btn-small"
+                onClick={() => setValues((v) => ({ ...v, mapping: [], mappingPlanner: '' }))}
+              >
+                Unplace
+              </button>
+              {fieldError('launcher')}
+            </div>
+          )}
           <LauncherFields values={values} set={set} fieldError={fieldError} />
           {TEXT_FIELDS.map((f) => (
             <div className="field" key={f.name}>

@@ -43,6 +43,12 @@ export function RunSources(props: { run: Run }) {
           {topologies.isSuccess && ' (deleted)'}
         </span>
       )}
+      {r.params.mapping && (
+        <span className="muted" data-testid="run-mapping" title={r.params.mapping.join(', ')}>
+          {' · placed by '}
+          {r.params.mappingPlanner ?? 'a mapping'}
+        </span>
+      )}
     </>
   )
 }

@@ -1,11 +1,22 @@
-import { PLAN_LIMITS, type PlanPlanner, type PlanResult, planPatterns, planPlanners } from '@codebook/shared'
+import {
+  PLAN_LIMITS,
+  type PlanPlanner,
+  type PlanResult,
+  planNodeNames,
+  planPatterns,
+  planPlanners,
+  runBounds,
+  type TopologyRecord,
+} from '@codebook/shared'
 import { useMutation } from '@tanstack/react-query'
 import type { EChartsCoreOption } from 'echarts/core'
 import { useCallback, useEffect, useMemo, useState } from 'react'
+import { Link } from 'wouter'
 import { planPlacement } from '../../api/topology-client.ts'
 import { EChart } from '../../charts/echart.tsx'
 import { chartColors, valueAxis } from '../../charts/echarts.ts'
 import { formatCount, formatPercent } from '../../lib/format.ts'
+import { placedRunHref } from '../../runs/run-form.ts'
 import {
   gainOverRandom,
   PLACEMENT_FORM_DEFAULTS,
@@ -40,8 +51,9 @@ const NUMBER_FIELDS: {
  * Placement (issue 21): where each rank of a workload runs across the sites of a built-in
  * profile, planned by the server (`POST /api/plans`): each planner's modelled cost as bars, and a
  * planner's mapping per site (ranks, pinned ranks, nodes): the cheapest first, another on a bar click.
+ * "Use for a run" opens the run form on the saved topology `saved` with the shown mapping attached.
  */
-export function PlacementPanel() {
+export function PlacementPanel(props: { saved: TopologyRecord | null }) {
   const [form, setForm] = useState<PlacementForm>(PLACEMENT_FORM_DEFAULTS)
   const plan = useMutation({ mutationFn: planPlacement })
   const checked = placementRequest(form)
@@ -123,7 +135,7 @@ export function PlacementPanel() {
           {plan.error.message}
         </p>
       )}
-      {plan.data && !plan.isPending && <PlacementResult result={plan.data} />}
+      {plan.data && !plan.isPending && <PlacementResult result={plan.data} saved={props.saved} />}
     </section>
   )
 }
@@ -168,7 +180,7 @@ function Planning() {
   )
 }
 
-function PlacementResult(props: { result: PlanResult }) {
+function PlacementResult(props: { result: PlanResult; saved: TopologyRecord | null }) {
   const r = props.result
   // The cheapest plan's mapping first; a click on another planner's bar (or the select) shows its own.
   const [shown, setShown] = useState<PlanPlanner>(r.chosen)
@@ -243,6 +255,7 @@ function PlacementResult(props: { result: PlanResult }) {
             </select>
           </div>
         </div>
+        <UseForRun result={r} planner={shown} saved={props.saved} />
         <EChart option={siteOption} height={260} label={`Ranks per site of the ${shown} mapping`} />
         <table className="table table-compact topo-whatif-table" aria-label="Ranks per site">
           <thead>
@@ -268,6 +281,46 @@ function PlacementResult(props: { result: PlanResult }) {
         </table>
       </div>
     </div>
+  )
+}
+
+/**
+ * "Use for a run": the shown planner's rank → node, as nodes of the saved topology (plan sites
+ * matched by name, else by position: `planNodeNames`), handed to the run form. Disabled, with the
+ * reason, when the topology is unsaved, cannot hold the plan, or the plan has more ranks than a run has workers.
+ */
+function UseForRun(props: { result: PlanResult; planner: PlanPlanner; saved: TopologyRecord | null }) {
+  const { result, planner, saved } = props
+  const placed = useMemo(
+    () => (saved ? planNodeNames(result, saved.topology, result.processes, planner) : null),
+    [result, planner, saved],
+  )
+  const why =
+    saved === null
+      ? 'Save the topology first: a run uses a saved version'
+      : result.processes > runBounds.workers
+        ? `A run has at most ${runBounds.workers} workers; this plan places ${formatCount(result.processes)} ranks`
+        : placed && !placed.ok
+          ? placed.message
+          : null
+  if (why !== null || !placed?.ok || saved === null)
+    return (
+      <p className="muted topo-whatif-note" data-testid="placement-use-disabled">
+        <button type="button" className="btn" disabled title={why ?? undefined}>
+          Use for a run
+        </button>{' '}
+        {why}
+      </p>
+    )
+  return (
+    <p className="topo-whatif-note">
+      <Link href={placedRunHref(saved.id, saved.version, planner, placed.names)} className="btn">
+        Use for a run
+      </Link>{' '}
+      <span className="muted">
+        {formatCount(result.processes)} workers placed by {planner} on {saved.name} v{saved.version}
+      </span>
+    </p>
   )
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IterationReport, runDefaults, Topology } from '@codebook/shared'
@@ -252,6 +252,72 @@ describe('codebook kmeans', () => {
       process.stderr.write = write
     }
     expect(err.join('')).toContain('tree-dyn')
+  })
+
+  it('--mapping puts worker i on the topology node its plan gave rank i; bad plans exit 2 with a code', async () => {
+    const io = collect()
+    const gen = ['topology', 'generate', '--sites', '4', '--racks', '1', '--nodes-per-rack', '2']
+    expect(await mainWith([...gen, '--node-gbps', '1', '--uplink-gbps', '10'], io)).toBe(0)
+    const topo = join(dir, 'four-sites.json')
+    await writeFile(topo, io.out.join(''))
+    const plan = join(dir, 'plan.json')
+    const planned = ['plan', 'mapping', '--processes', '4', '--pattern', 'dnn', '--nodes-per-site', '2']
+    expect(
+      await mainWith([...planned, '--planners', 'geo,random', '--seed', '3', '--out', plan], collect()),
+    ).toBe(0)
+    const saved = JSON.parse(await readFile(plan, 'utf8')) as {
+      plans: { algorithm: string; siteOf: number[] }[]
+    }
+    const siteOf = saved.plans.find((p) => p.algorithm === 'random')!.siteOf
+    // Not the identity, so following the plan is told apart from taking the nodes in order.
+    expect(siteOf).not.toEqual([0, 0, 1, 1])
+
+    const run = collect()
+    const argv = ['kmeans', '--data', join(dir, 'x.npy'), '--k', '3', '--iterations', '1', '--workers', '4']
+    const placed = [
+      ...argv,
+      '--topology',
+      topo,
+      '--mapping',
+      plan,
+      '--planner',
+      'random',
+      '--kernel',
+      'reference',
+    ]
+    expect(await mainWith([...placed, '--broadcast', 'chain', '--json'], run)).toBe(0)
+    const report = IterationReport.parse(JSON.parse(run.out.join('').split('\n')[0]!))
+    // generateTopology: one rack per site, rack-s in site-s; plan sites match topology sites by position.
+    expect(report.workers.map((w) => w.rack)).toEqual(siteOf.map((s) => `rack-${s}`))
+
+    // Bad input is exit 2 before any worker starts, with the code naming what was wrong.
+    expect(await mainWith([...placed, '--planner', 'mpipp'], collect())).toBe(2)
+    const base = {
+      data: join(dir, 'x.npy'),
+      k: 3,
+      iterations: 1,
+      tol: 0,
+      workers: 4,
+      slots: 1,
+      broadcast: 'simple',
+      chainOrder: 'rank',
+      aggregation: 'direct',
+      seed: 1,
+      chunkBytes: 1024,
+      kernel: 'reference',
+    } as const
+    const fails = (o: Partial<Parameters<typeof runKmeansCommand>[0]>) =>
+      runKmeansCommand({ ...base, ...o }, collect())
+    await expect(fails({ mapping: plan })).rejects.toMatchObject({ code: 'MAPPING_NEEDS_TOPOLOGY' })
+    await expect(fails({ topology: topo, mapping: plan, planner: 'mpipp' })).rejects.toMatchObject({
+      code: 'PLANNER_NOT_IN_PLAN',
+    })
+    await expect(fails({ topology: topo, mapping: join(dir, 'x.npy') })).rejects.toMatchObject({
+      code: 'PLAN_UNREADABLE',
+    })
+    await expect(fails({ topology: topo, mapping: plan, workers: 5 })).rejects.toMatchObject({
+      code: 'PLAN_TOO_SMALL',
+    })
   })
 
   it('rejects a topology with fewer nodes than workers, with a coded error', async () => {

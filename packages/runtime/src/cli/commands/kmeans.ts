@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { type IterationReport, runDefaults } from '@codebook/shared'
+import { type IterationReport, runDefaults, type Topology } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
 import { type ReductionChoice, reductionChoices } from '../../collectives/reduce/reduce.ts'
@@ -23,8 +23,9 @@ import { DEFAULT_INIT_METHOD, INIT_METHODS, isInitMethod } from '../../kmeans/in
 import { initOnPool } from '../../kmeans/init/pool-init.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { type KmeansRunResult, runKmeans } from '../../kmeans/run-kmeans.ts'
+import { planNodeNames, readPlanFile } from '../../mapping/plan-file.ts'
 import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
-import { readTopology, workerRacks } from '../../topology/load-topology.ts'
+import { mappedWorkerRacks, readTopology, workerRacks } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { npyDataShape } from './npy-data.ts'
@@ -44,6 +45,10 @@ export interface KmeansCommandOptions {
   /** Reduction of the reduce/combine stage (default `regroup`, by key block with `aggregation`). */
   reduction?: ReductionChoice
   topology?: string
+  /** A `codebook plan mapping --out` file: worker i runs on the node its planner gave rank i (needs `topology`). */
+  mapping?: string
+  /** The plan's planner to follow (default: its cheapest). */
+  planner?: string
   /** Initial centroids: a k × d .npy file, or an init method of {@link INIT_METHODS} (default kmeans++). */
   init?: string
   /** Assignment algorithm of the map tasks (default lloyd). */
@@ -82,6 +87,21 @@ async function initFileCentroids(o: KmeansCommandOptions, d: number): Promise<Fl
   }
 }
 
+/** Rack per worker: from --mapping's plan when given, else the topology's nodes in order. */
+async function placedRacks(o: KmeansCommandOptions, topology: Topology | null): Promise<string[]> {
+  if (o.mapping === undefined) {
+    if (o.planner !== undefined) throw new UsageError('BAD_OPTION', '--planner needs --mapping')
+    return workerRacks(topology, o.workers)
+  }
+  if (topology === null)
+    throw new UsageError(
+      'MAPPING_NEEDS_TOPOLOGY',
+      '--mapping places workers on nodes of a --topology; give one',
+    )
+  const plan = await readPlanFile(o.mapping)
+  return mappedWorkerRacks(topology, planNodeNames(plan, topology, o.workers, o.planner))
+}
+
 /** Formats one iteration for people: inertia, then each stage's time and bytes. */
 function humanLine(r: IterationReport): string {
   const stages = Object.entries(r.stages)
@@ -116,7 +136,7 @@ export async function runKmeansCommand(
   const { n, d } = await npyDataShape(o.data, 'codebook kmeans')
   const fromFile = await initFileCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
-  const racks = workerRacks(topology, o.workers)
+  const racks = await placedRacks(o, topology)
   const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
   try {
     const init =
@@ -217,6 +237,11 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       '--topology <file>',
       'topology JSON: worker i runs as the i-th node (its rack counts for cross-rack bytes)',
     )
+    .option(
+      '--mapping <plan.json>',
+      'a `codebook plan mapping --out` plan: worker i runs as the topology node the plan gave rank i (plan sites matched to topology sites by name, else by position; see docs/mapping.md)',
+    )
+    .option('--planner <name>', "the plan's planner to follow with --mapping (default: its cheapest)")
     .option(
       '--init <file|method>',
       `initial centroids: a k × d .npy, or a seeded method over the data (${INIT_METHODS.join(' | ')}; default kmeans++)`,
