@@ -1,7 +1,8 @@
-import type { Evaluation, EvaluationKResult, EvaluationParams, EvaluationStatus } from '@codebook/shared'
+import type { Evaluation, EvaluationKResult, EvaluationParams } from '@codebook/shared'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
 import { evaluations } from '../db/schema.ts'
+import type { StoredJobEnding } from '../jobs/stored-child-jobs.ts'
 
 /** What the `params` column holds: the request's parameters and what the evaluation needs of its image set. */
 export interface StoredEvaluationParams extends EvaluationParams {
@@ -41,20 +42,6 @@ function toStored(row: Row): StoredEvaluation {
   }
 }
 
-/** Statuses after which an evaluation never changes again. */
-export const FINAL_EVALUATION_STATUSES: readonly EvaluationStatus[] = [
-  'succeeded',
-  'failed',
-  'cancelled',
-  'interrupted',
-]
-
-/** How an evaluation ended. */
-export interface EvaluationEnding {
-  status: Extract<EvaluationStatus, 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>
-  error?: { code: string; message: string }
-}
-
 /**
  * Evaluation persistence over drizzle (portable SQL: PGlite and PostgreSQL). Writes during a run
  * are guarded by `status = 'running'`, so a late write cannot touch an ended evaluation.
@@ -72,7 +59,7 @@ export interface EvaluationRepo {
   /** Appends one k's result to `results` (one statement: `results || [result]`). */
   appendResult(id: string, result: EvaluationKResult): Promise<void>
   /** Final state, only from queued or running; undefined when it had already ended. */
-  finish(id: string, ending: EvaluationEnding): Promise<Evaluation | undefined>
+  finish(id: string, ending: StoredJobEnding): Promise<Evaluation | undefined>
   /** `running` → `interrupted` (server start after a stop or crash); returns them. */
   interruptRunning(): Promise<Evaluation[]>
   /** Whether a queued or running evaluation uses the image set. */

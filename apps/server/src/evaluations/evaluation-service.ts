@@ -10,18 +10,12 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
-import { followChild, hasCode } from '../jobs/follow-child.ts'
-import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
-import { createOrderedUpdates } from '../jobs/ordered-updates.ts'
+import { hasCode } from '../jobs/follow-child.ts'
+import { createStoredChildJobs } from '../jobs/stored-child-jobs.ts'
 import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
 import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
 import { progressTracker } from './evaluation-progress.ts'
-import {
-  type EvaluationEnding,
-  type EvaluationRepo,
-  FINAL_EVALUATION_STATUSES,
-  type StoredEvaluationParams,
-} from './evaluation-repo.ts'
+import type { EvaluationRepo, StoredEvaluation, StoredEvaluationParams } from './evaluation-repo.ts'
 
 /** Dependencies of {@link createEvaluationService}. */
 export interface EvaluationServiceDeps {
@@ -66,11 +60,6 @@ export interface EvaluationService {
   shutdown(): Promise<void>
 }
 
-/** `EVALUATION_NOT_FOUND` (404). */
-export function evaluationNotFound(id: string): ApiError {
-  return new ApiError(404, 'EVALUATION_NOT_FOUND', `no evaluation with id ${id}`)
-}
-
 /**
  * Maps an evaluated image index back to the image set: with `limitPerClass` L the evaluated set
  * is the first min(L, count) images of each class, class by class, as the set stores them.
@@ -110,108 +99,61 @@ export function toKResult(r: VocabularyEvaluation, params: StoredEvaluationParam
 
 /** Creates the {@link EvaluationService}. Call `start()` once the app is ready. */
 export function createEvaluationService(deps: EvaluationServiceDeps): EvaluationService {
-  const { repo, log } = deps
+  const { repo } = deps
   const startProcess = deps.start ?? runEvaluationProcess
   const interval = deps.progressIntervalMs ?? 250
-  /** The child process of the running evaluation (one at a time). */
-  const processes = new Map<string, EvaluationProcess>()
-  const { inOrder, pending, all } = createOrderedUpdates(log, 'evaluation')
-
-  async function getStored(id: string) {
-    const e = await repo.get(id)
-    if (e === undefined) throw evaluationNotFound(id)
-    return e
-  }
-
-  function emitState(evaluation: Evaluation): void {
+  const emitState = (evaluation: Evaluation) =>
     deps.emit({ evaluationId: evaluation.id, type: 'state', data: evaluation })
-  }
 
-  async function end(id: string, ending: EvaluationEnding): Promise<void> {
-    await inOrder(id, async () => {
-      const final = await repo.finish(id, ending)
-      if (final) emitState(final)
-    })
-  }
-
-  const jobs = createJobQueue(
+  const jobs = createStoredChildJobs<Evaluation, StoredEvaluation>(
     {
-      name: 'evaluation',
+      noun: 'evaluation',
+      codePrefix: 'EVALUATION',
       // One at a time: an evaluation already uses every core (its own K-means workers).
       concurrency: 1,
-      closedError: () => new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down'),
-      run: execute,
-      // Cancelled before its turn; one left waiting at shutdown stays queued for the next start.
-      dropped: (id, stop) => (stop.why === 'cancelled' ? end(id, stopped(stop)) : undefined),
-      async recover() {
-        const interrupted = await repo.interruptRunning()
-        for (const e of interrupted) emitState(e)
-        if (interrupted.length > 0)
-          log.warn(
-            { count: interrupted.length },
-            'evaluations cut off by the last shutdown marked interrupted',
-          )
-        return (await repo.listQueued()).map((e) => e.evaluation.id)
+      store: {
+        ...repo,
+        queuedIds: async () => (await repo.listQueued()).map((e) => e.evaluation.id),
       },
+      recordOf: (stored) => stored.evaluation,
+      emitState,
+      launch,
     },
-    log,
+    deps.log,
   )
 
-  /** The ending of an evaluation stopped by cancel or shutdown. */
-  function stopped(stop: JobStopped): EvaluationEnding {
-    return stop.ending('EVALUATION_CANCELLED', 'evaluation')
-  }
-
-  async function execute(id: string, signal: AbortSignal): Promise<void> {
-    const stored = await repo.markRunning(id)
-    if (stored === undefined) return // cancelled while queued
-    await inOrder(id, async () => emitState(stored.evaluation))
-    const params = stored.params
-    try {
-      const imageSet = await deps.imageSets.stored(params.imageSetId).catch(() => {
-        throw new CodebookError('IMAGE_SET_NOT_FOUND', `image set ${params.imageSetId} no longer exists`)
-      })
-      const job = await jobOf(imageSet, params)
-      const tracker = progressTracker([...params.k, ...job.vocabularies.map((v) => v.k)])
-      let last: { at: number; key: string } = { at: 0, key: '' }
-      const proc = startProcess(job, {
-        onProgress: (p) => {
-          const progress = tracker(p)
-          const key = `${progress.phase}:${progress.k ?? ''}`
-          const now = performance.now()
-          if (key === last.key && now - last.at < interval) return
-          last = { at: now, key }
-          void inOrder(id, async () => {
-            await repo.setProgress(id, progress.fraction)
-            deps.emit({ evaluationId: id, type: 'progress', data: progress })
-          })
-        },
-        onResult: (r) => {
-          const result = toKResult(r, params)
-          void inOrder(id, async () => {
-            await repo.appendResult(id, result)
-            deps.emit({ evaluationId: id, type: 'result', data: result })
-          })
-        },
-      })
-      processes.set(id, proc)
-      try {
-        // Stopped between markRunning and here: followChild stops the child at once.
-        await followChild(signal, proc)
-      } finally {
-        processes.delete(id)
-      }
-      await end(id, { status: 'succeeded' })
-    } catch (err) {
-      if (signal.reason instanceof JobStopped) {
-        await end(id, stopped(signal.reason))
-        return
-      }
-      const code = err instanceof CodebookError || hasCode(err) ? err.code : 'EVALUATION_FAILED'
-      const message = err instanceof Error ? err.message : String(err)
-      log.warn({ err, evaluationId: id }, 'evaluation failed')
-      await end(id, { status: 'failed', error: { code, message } })
-    }
+  async function launch(
+    stored: StoredEvaluation,
+    inOrder: (work: () => Promise<void>) => Promise<void>,
+  ): Promise<EvaluationProcess> {
+    const { params, evaluation } = stored
+    const id = evaluation.id
+    const imageSet = await deps.imageSets.stored(params.imageSetId).catch(() => {
+      throw new CodebookError('IMAGE_SET_NOT_FOUND', `image set ${params.imageSetId} no longer exists`)
+    })
+    const job = await jobOf(imageSet, params)
+    const tracker = progressTracker([...params.k, ...job.vocabularies.map((v) => v.k)])
+    let last: { at: number; key: string } = { at: 0, key: '' }
+    return startProcess(job, {
+      onProgress: (p) => {
+        const progress = tracker(p)
+        const key = `${progress.phase}:${progress.k ?? ''}`
+        const now = performance.now()
+        if (key === last.key && now - last.at < interval) return
+        last = { at: now, key }
+        void inOrder(async () => {
+          await repo.setProgress(id, progress.fraction)
+          deps.emit({ evaluationId: id, type: 'progress', data: progress })
+        })
+      },
+      onResult: (r) => {
+        const result = toKResult(r, params)
+        void inOrder(async () => {
+          await repo.appendResult(id, result)
+          deps.emit({ evaluationId: id, type: 'result', data: result })
+        })
+      },
+    })
   }
 
   async function jobOf(imageSet: StoredImageSet, p: StoredEvaluationParams): Promise<EvaluationJob> {
@@ -270,48 +212,18 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
       const id = randomUUID()
       const sizes = [...input.k, ...vocabularies.map((v) => v.k)]
       const stored = await repo.insert(id, name ?? `${imageSet.name}, k ${sizes.join('/')}`, params)
-      await inOrder(id, async () => emitState(stored.evaluation))
-      jobs.submit(id)
+      await jobs.submit(stored.evaluation)
       return stored.evaluation
     },
-
     async get(id) {
-      return (await getStored(id)).evaluation
+      return (await jobs.stored(id)).evaluation
     },
-
     list: () => repo.list(),
-
-    async cancel(id) {
-      const { evaluation } = await getStored(id)
-      if (await jobs.cancel(id)) {
-        await pending(id)
-        return (await getStored(id)).evaluation
-      }
-      if (FINAL_EVALUATION_STATUSES.includes(evaluation.status))
-        throw new ApiError(
-          409,
-          'EVALUATION_FINISHED',
-          `evaluation ${id} has already ended (${evaluation.status})`,
-        )
-      await end(id, stopped(new JobStopped('cancelled')))
-      return (await getStored(id)).evaluation
-    },
-
-    async settled(id) {
-      await jobs.settled(id)
-      await pending(id)
-      return (await getStored(id)).evaluation
-    },
-
+    cancel: jobs.cancel,
+    settled: jobs.settled,
     usesImageSet: (imageSetId) => repo.usesImageSet(imageSetId),
-
-    childPid: (id) => processes.get(id)?.child.pid,
-
-    start: () => jobs.start(),
-
-    async shutdown() {
-      await jobs.close()
-      await all()
-    },
+    childPid: jobs.childPid,
+    start: jobs.start,
+    shutdown: jobs.shutdown,
   }
 }

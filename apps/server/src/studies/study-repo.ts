@@ -1,7 +1,8 @@
-import type { Study, StudyParams, StudyResults, StudyStatus } from '@codebook/shared'
+import type { Study, StudyParams, StudyResults } from '@codebook/shared'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
 import { studies } from '../db/schema.ts'
+import type { StoredJobEnding } from '../jobs/stored-child-jobs.ts'
 
 type Row = typeof studies.$inferSelect
 
@@ -21,20 +22,6 @@ function toStudy(row: Row): Study {
   } as Study
 }
 
-/** Statuses after which a study never changes again. */
-export const FINAL_STUDY_STATUSES: readonly StudyStatus[] = [
-  'succeeded',
-  'failed',
-  'cancelled',
-  'interrupted',
-]
-
-/** How a study ended. */
-export interface StudyEnding {
-  status: Extract<StudyStatus, 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>
-  error?: { code: string; message: string }
-}
-
 /**
  * Study persistence over drizzle (portable SQL: PGlite and PostgreSQL). Writes during a study
  * are guarded by `status = 'running'`, so a late write cannot touch an ended study.
@@ -52,7 +39,7 @@ export interface StudyRepo {
   /** Appends one cell's rows to `results` (one statement: `results || rows`). */
   appendResults(id: string, rows: StudyResults): Promise<void>
   /** Final state, only from queued or running; undefined when it had already ended. */
-  finish(id: string, ending: StudyEnding): Promise<Study | undefined>
+  finish(id: string, ending: StoredJobEnding): Promise<Study | undefined>
   /** `running` → `interrupted` (server start after a stop or crash); returns them. */
   interruptRunning(): Promise<Study[]>
   /** Deletes a study; false when there was none. */
