@@ -203,6 +203,7 @@ export {
   siteProfileSchema,
   validateProfile,
 } from './mapping/site-profile.ts'
+export { siteProfileOfTopology } from './mapping/topology-profile.ts'
 export { GammaDistribution } from './random/gamma.ts'
 export type { Rng } from './random/rng.ts'
 export { createRng } from './random/rng.ts'

@@ -96,4 +96,38 @@ describe('codebook plan mapping', () => {
     const tooMany = await plan(['--processes', '8', '--pattern', 'lu', '--nodes-per-site', '1'])
     expect(tooMany.stderr).toContain('MAPPING_CAPACITY')
   })
+  it('--topology plans onto the topology’s own sites and nodes; without site links it exits 2, coded', async () => {
+    const n = (name: string) => ({ name, host: 'local', slots: 1, nicGbps: 10 })
+    const topology = {
+      version: 1,
+      name: 'pair',
+      sites: [
+        { name: 'lab-a', racks: [{ name: 'ra', uplinkGbps: 40, nodes: [n('a0'), n('a1'), n('a2')] }] },
+        { name: 'lab-b', racks: [{ name: 'rb', uplinkGbps: 40, nodes: [n('b0')] }] },
+      ],
+      siteLinks: {
+        latencyMs: [
+          [0, 20],
+          [20, 0],
+        ],
+        bandwidthGbps: [
+          [0, 1],
+          [1, 0],
+        ],
+      },
+    }
+    const file = join(dir, 'pair.json')
+    await writeFile(file, JSON.stringify(topology))
+    const out = join(dir, 'pair-plan.json')
+    const ok = await plan(['--topology', file, '--processes', '4', '--pattern', 'lu', '--out', out, '--json'])
+    expect(ok.code).toBe(0)
+    const written = JSON.parse(await readFile(out, 'utf8'))
+    expect(written.sites).toEqual(['lab-a', 'lab-b'])
+    expect(written.capacity).toEqual([3, 1])
+    const { siteLinks: _, ...unlinked } = topology
+    await writeFile(file, JSON.stringify(unlinked))
+    const bad = await plan(['--topology', file, '--processes', '4', '--pattern', 'lu'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('TOPOLOGY_NO_SITE_LINKS')
+  })
 })

@@ -8,6 +8,8 @@ import { readCommMatrixNpy, writeCommMatrixNpy } from '../../mapping/comm-matrix
 import { mappingPatterns, patternMatrix } from '../../mapping/patterns.ts'
 import { type MappingPlanResult, mappingPlanners, planMapping } from '../../mapping/plan-mapping.ts'
 import { loadSiteProfile } from '../../mapping/site-profile.ts'
+import { siteProfileOfTopology } from '../../mapping/topology-profile.ts'
+import { readTopology } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { byteSize, listOf, nonNegativeInt, nonNegativeNumber, oneOf, positiveInt } from './parse-options.ts'
@@ -17,6 +19,8 @@ const broadcasts: readonly BroadcastScheduleAlgorithm[] = ['simple', 'mst', 'buc
 /** Options of `codebook plan mapping`. */
 export interface PlanMappingCliOptions {
   profile: string
+  /** A topology file: plan onto its own sites and nodes instead of `profile`'s. */
+  topology?: string
   pattern: string
   processes?: number
   nodesPerSite?: number
@@ -45,7 +49,9 @@ export async function runPlanMapping(
   o: PlanMappingCliOptions,
   io: CommandIo = processIo(),
 ): Promise<MappingPlanResult> {
-  const profile = await loadSiteProfile(o.profile)
+  const profile = o.topology
+    ? siteProfileOfTopology(await readTopology(o.topology))
+    : await loadSiteProfile(o.profile)
   const fromFile = o.pattern.toLowerCase().endsWith('.npy')
   if (!fromFile && o.processes === undefined)
     throw new UsageError('BAD_OPTION', `--processes is required with --pattern ${o.pattern}`)
@@ -125,6 +131,10 @@ export function registerPlan(program: Command): void {
       `communication pattern: ${mappingPatterns.join(', ')}, or an N × N .npy of bytes (message counts in FILE.messages.npy when present)`,
     )
     .option('--profile <name|file>', 'site profile: ec2-4 or a profile JSON', 'ec2-4')
+    .option(
+      '--topology <file>',
+      "plan onto a topology's own sites and nodes (its site links priced as a profile; overrides --profile)",
+    )
     .option('--processes <N>', 'ranks of a built-in pattern', positiveInt('--processes'))
     .option(
       '--nodes-per-site <n>',
