@@ -1,13 +1,16 @@
-import { type MappingPlanResult, planMapping } from '@codebook/runtime'
+import { type MappingPlanResult, planMapping, type SiteProfile } from '@codebook/runtime'
 import type { CreatePlan, PlanResult } from '@codebook/shared'
+
+/** A checked plan request; `sites` (a topology's own sites as a profile) replaces the built-in `profile`. */
+export type PlanJob = CreatePlan & { sites?: SiteProfile }
 
 /** MPIPP's search bound in the server, ms: well inside the job's time limit. */
 export const PLAN_MPIPP_MAX_MS = 20_000
 
 /** The `planMapping` options of a checked request: the one translation the child and the tests share. */
-export function planOptions(body: CreatePlan) {
+export function planOptions(body: PlanJob) {
   return {
-    profile: body.profile,
+    profile: body.sites ?? body.profile,
     pattern: body.pattern,
     processes: body.processes,
     constraintRatio: body.constraintRatio,
@@ -54,6 +57,6 @@ export function toPlanResult(r: MappingPlanResult): PlanResult {
 }
 
 /** Plans a checked request (in the plan child: CPU-bound, seconds at thousands of ranks). */
-export function runPlan(body: CreatePlan): PlanResult {
+export function runPlan(body: PlanJob): PlanResult {
   return toPlanResult(planMapping(planOptions(body)))
 }

@@ -1,7 +1,8 @@
-import type { CreatePlan, PlanResult } from '@codebook/shared'
+import type { PlanResult } from '@codebook/shared'
 import { childCommand } from '../child/child-command.ts'
 import { ChildJobError, startChildJob } from '../child/child-job.ts'
 import { ApiError } from '../http/api-error.ts'
+import type { PlanJob } from './plan-job.ts'
 
 /** Child → parent, besides `done` / `error`. */
 export type PlanMessage = { type: 'result'; result: PlanResult }
@@ -15,12 +16,12 @@ const PLAN_HEAP_MB = 1024
  * code (400: `PATTERN_TOO_LARGE`, …), a dead child is 500 `PLAN_CRASHED`.
  */
 export async function planInChild(
-  body: CreatePlan,
+  body: PlanJob,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<PlanResult> {
   let result: PlanResult | undefined
-  const proc = startChildJob<CreatePlan, PlanMessage>(
+  const proc = startChildJob<PlanJob, PlanMessage>(
     childCommand(import.meta.url, './plan-child', { maxHeapMb: PLAN_HEAP_MB }),
     body,
     {

@@ -6,6 +6,7 @@ import {
   mappingPatterns,
   mappingPlanners,
   planMapping,
+  siteProfileOfTopology,
 } from '@codebook/runtime'
 import { PLAN_LIMITS, PlanResult, planPatterns, planPlanners, planProfiles } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
@@ -110,6 +111,66 @@ describe('POST /api/plans', () => {
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(answer.code).toBe(code)
       expect(answer.message).toContain(words)
+    }
+  })
+
+  it('plans onto a topology’s own sites and nodes when the body carries one', async () => {
+    const node = (name: string) => ({ name, host: 'local', slots: 1, nicGbps: 10 })
+    const topology = {
+      version: 1,
+      name: 'three-sites',
+      sites: ['east', 'west', 'asia'].map((site, s) => ({
+        name: site,
+        racks: [
+          {
+            name: `${site}-r`,
+            uplinkGbps: 40,
+            nodes: [0, 1, 2, 3].slice(0, s + 2).map((i) => node(`${site}${i}`)),
+          },
+        ],
+      })),
+      siteLinks: {
+        latencyMs: [
+          [0, 30, 90],
+          [30, 0, 70],
+          [90, 70, 0],
+        ],
+        bandwidthGbps: [
+          [0, 5, 1],
+          [5, 0, 2],
+          [1, 2, 0],
+        ],
+      },
+    }
+    const options = {
+      pattern: 'sp',
+      processes: 8,
+      constraintRatio: 0.25,
+      seed: 5,
+      planners: ['geo', 'greedy', 'random'],
+    }
+    const res = await server.post({ ...options, topology })
+    expect(res.status).toBe(200)
+    const got = PlanResult.parse(await res.json())
+    expect(got.profile).toBe('three-sites')
+    expect(got.sites).toEqual(['east', 'west', 'asia'])
+    expect(got.capacity).toEqual([2, 3, 4])
+    const direct = planMapping({
+      ...options,
+      profile: siteProfileOfTopology(topology as never),
+      planners: ['geo', 'greedy', 'random'],
+    })
+    expect(got.plans.map(({ planMs, ...p }) => p)).toEqual(direct.plans.map(({ planMs, ...p }) => p))
+
+    const { siteLinks: _, ...unlinked } = topology
+    for (const [body, code] of [
+      [{ ...options, topology: unlinked }, 'TOPOLOGY_NO_SITE_LINKS'],
+      [{ ...options, processes: 10, topology }, 'MAPPING_CAPACITY'],
+      [{ ...options, topology: { ...topology, sites: [] } }, 'INVALID_TOPOLOGY'],
+    ] as const) {
+      const bad = await server.post(body)
+      expect(bad.status, code).toBe(400)
+      expect(((await bad.json()) as { code: string }).code).toBe(code)
     }
   })
 

@@ -1,7 +1,8 @@
-import type { CreatePlan, PlanResult } from '@codebook/shared'
+import type { PlanResult } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import { createRequestQueue } from '../jobs/request-queue.ts'
+import type { PlanJob } from './plan-job.ts'
 import { planInChild } from './plan-process.ts'
 
 /** Options of {@link createPlanRunner}. */
@@ -20,14 +21,14 @@ export const PLAN_DEFAULTS: PlanRunnerOptions = { timeoutMs: 120_000, maxQueued:
 
 /** Mapping plans, one at a time, each in its own child process. */
 export interface PlanRunner {
-  run(body: CreatePlan): Promise<PlanResult>
+  run(body: PlanJob): Promise<PlanResult>
   /** Fails waiting plans with 503 `PLAN_CLOSED` and kills the running one. */
   close(): Promise<void>
 }
 
 /** Creates the {@link PlanRunner}: a kind of job of the server's one job queue. */
 export function createPlanRunner(options: PlanRunnerOptions, log: FastifyBaseLogger): PlanRunner {
-  const plans = createRequestQueue<CreatePlan, PlanResult>(
+  const plans = createRequestQueue<PlanJob, PlanResult>(
     {
       name: 'plan',
       // One at a time: a plan takes a whole core for seconds.
