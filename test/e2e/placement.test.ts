@@ -250,4 +250,45 @@ describe('Placement panel (Chromium)', () => {
     expect(await page.getByTestId('run-mapping').count()).toBe(0)
     expect(await page.locator('#run-topology').inputValue()).toBe(id)
   }, 120_000)
+  it('plans onto the topology’s own sites and nodes, and a run takes that plan node by node', async () => {
+    const res = await fetch(`${server.url}/api/topologies`, {
+      method: 'POST',
+      headers: { ...server.authHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        topology: generateTopology({
+          name: 'own-sites',
+          sites: 3,
+          racks: 1,
+          nodesPerRack: 3,
+          nodeGbps: 1,
+          uplinkGbps: 10,
+        }),
+      }),
+    })
+    const { id } = (await res.json()) as { id: string }
+    const { page } = browser
+    await page.goto(`/topology/${id}`)
+    const panel = page.getByRole('region', { name: 'Placement' })
+    await panel.scrollIntoViewIfNeeded()
+    await panel.getByLabel('Sites').selectOption('topology')
+    await panel.getByLabel('Workload').selectOption('lu')
+    await panel.getByLabel('Processes').fill('10')
+    // One process per node: the topology's 9 nodes, said at the field before anything is sent.
+    await panel.getByRole('alert').getByText('9 nodes').waitFor()
+    await panel.getByLabel('Processes').fill('9')
+    await panel.getByLabel('Monte Carlo').fill('')
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/plans'))
+    await panel.getByRole('button', { name: 'Plan placement' }).click()
+    const shown = (await (await answer).json()) as PlanAnswer & { sites: string[]; capacity: number[] }
+    expect(shown.sites).toEqual(['site-0', 'site-1', 'site-2'])
+    expect(shown.capacity).toEqual([3, 3, 3])
+    const result = panel.getByTestId('placement-result')
+    await result.getByLabel('Planner', { exact: true }).selectOption('random')
+    await browser.screenshot('placement-03-own-sites')
+    await result.getByRole('link', { name: 'Use for a run' }).click()
+    await page.waitForURL(/\/runs\?/)
+    // Plan node j of site s is the topology's node 3·s + j: the run form names exactly those nodes.
+    const nodeOf = shown.plans.find((p) => p.algorithm === 'random')!.nodeOf
+    expect(new URL(page.url()).searchParams.getAll('node')).toEqual(nodeOf.map((j) => `node-${j}`))
+  }, 120_000)
 })

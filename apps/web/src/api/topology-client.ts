@@ -80,7 +80,10 @@ export function simulateKmeans(input: SimulateKmeansRequest): Promise<SimulateKm
   return request('POST', '/api/simulate/kmeans', SimulateKmeansResult, input)
 }
 
-/** `POST /api/plans`: each planner's modelled cost and the cheapest plan's rank → site / node mapping. */
-export function planPlacement(input: CreatePlanInput): Promise<PlanResult> {
+/**
+ * `POST /api/plans`: each planner's modelled cost and the cheapest plan's rank → site / node
+ * mapping; with `topology` the ranks go onto its own sites and nodes (saved or not).
+ */
+export function planPlacement(input: CreatePlanInput & { topology?: Topology }): Promise<PlanResult> {
   return request('POST', '/api/plans', PlanResult, input)
 }

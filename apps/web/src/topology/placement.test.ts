@@ -1,4 +1,4 @@
-import type { PlanResult } from '@codebook/shared'
+import type { PlanResult, Topology } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import {
   gainOverRandom,
@@ -6,6 +6,7 @@ import {
   placementRequest,
   rankRanges,
   sitePlacements,
+  topologyPlanSites,
 } from './placement.ts'
 
 const result: PlanResult = {
@@ -70,5 +71,48 @@ describe('placement panel helpers', () => {
       ok: true,
       body: { monteCarlo: 100 },
     })
+  })
+  it('plans on the edited topology only when its sites can be priced, one process per node', () => {
+    const node = (name: string) => ({ name, host: 'local', slots: 1, nicGbps: 1 })
+    const rack = (name: string) => ({ name, uplinkGbps: 10, nodes: [node(`${name}-0`), node(`${name}-1`)] })
+    const topology: Topology = {
+      version: 1,
+      name: 'two',
+      sites: [
+        { name: 'a', racks: [rack('ra')] },
+        { name: 'b', racks: [rack('rb')] },
+      ],
+      siteLinks: {
+        latencyMs: [
+          [0, 5],
+          [5, 0],
+        ],
+        bandwidthGbps: [
+          [0, 1],
+          [1, 0],
+        ],
+      },
+    }
+    const form = {
+      ...PLACEMENT_FORM_DEFAULTS,
+      sites: 'topology' as const,
+      pattern: 'lu' as const,
+      processes: '4',
+    }
+    expect(topologyPlanSites(topology)).toEqual({ ok: true, sites: 2, nodes: 4 })
+    const ok = placementRequest(form, topology)
+    expect(ok).toMatchObject({ ok: true, body: { processes: 4, topology } })
+    expect(placementRequest({ ...form, processes: '5' }, topology)).toMatchObject({
+      ok: false,
+      field: 'processes',
+      message: 'this topology has 4 nodes (one process per node)',
+    })
+    const { siteLinks: _, ...unlinked } = topology
+    expect(placementRequest(form, unlinked)).toMatchObject({ ok: false, field: 'sites' })
+    // The built-in profile never carries the topology.
+    expect(placementRequest({ ...form, sites: 'ec2-4' }, topology)).toMatchObject({ ok: true })
+    expect(
+      (placementRequest({ ...form, sites: 'ec2-4' }, topology) as { body: object }).body,
+    ).not.toHaveProperty('topology')
   })
 })

@@ -4,6 +4,8 @@ import {
   PLAN_LIMITS,
   type PlanPlanner,
   type PlanResult,
+  type Topology,
+  topologyNodes,
 } from '@codebook/shared'
 
 /** What each built-in workload is, for the Placement panel's picker. */
@@ -15,8 +17,12 @@ export const PLAN_PATTERN_LABELS = {
   dnn: 'DNN parameter exchange',
 } as const
 
+/** Where the ranks go: the edited topology's own sites and nodes, or the built-in EC2 profile. */
+export type PlacementSites = 'topology' | 'ec2-4'
+
 /** The Placement form as typed (strings from inputs). */
 export interface PlacementForm {
+  sites: PlacementSites
   pattern: keyof typeof PLAN_PATTERN_LABELS
   processes: string
   constraintRatio: string
@@ -28,6 +34,7 @@ export interface PlacementForm {
 
 /** The form's starting values: the issue's benchmark case at 64 ranks (4 sites × 16 nodes, ratio 0.2). */
 export const PLACEMENT_FORM_DEFAULTS: PlacementForm = {
+  sites: 'ec2-4',
   pattern: 'kmeans',
   processes: '64',
   constraintRatio: '0.2',
@@ -36,14 +43,42 @@ export const PLACEMENT_FORM_DEFAULTS: PlacementForm = {
   monteCarlo: '',
 }
 
+/** Whether a topology's sites can be planned on (the server prices site pairs from its site links). */
+export function topologyPlanSites(
+  topology: Topology,
+): { ok: true; sites: number; nodes: number } | { ok: false; message: string } {
+  const sites = topology.sites.length
+  if (sites > 1 && !topology.siteLinks)
+    return {
+      ok: false,
+      message: `its ${sites} sites have no site links (latency and bandwidth per site pair)`,
+    }
+  return { ok: true, sites, nodes: topologyNodes(topology).length }
+}
+
+/** A plan request: the form's, with the topology when the ranks go onto its own sites. */
+export type PlacementBody = CreatePlanInput & { topology?: Topology }
+
 /**
  * The request body of a form, or the field that is wrong and why (the server's limits, so a
- * refusal is shown at its field before anything is sent).
+ * refusal is shown at its field before anything is sent). `topology` is the one being edited.
  */
 export function placementRequest(
   f: PlacementForm,
-): { ok: true; body: CreatePlanInput } | { ok: false; field: keyof PlacementForm; message: string } {
+  topology?: Topology,
+): { ok: true; body: PlacementBody } | { ok: false; field: keyof PlacementForm; message: string } {
   const processes = Number(f.processes)
+  if (f.sites === 'topology') {
+    const own = topology ? topologyPlanSites(topology) : { ok: false as const, message: 'no topology' }
+    if (!own.ok)
+      return { ok: false, field: 'sites', message: `this topology cannot be planned on: ${own.message}` }
+    if (processes > own.nodes)
+      return {
+        ok: false,
+        field: 'processes',
+        message: `this topology has ${own.nodes} nodes (one process per node)`,
+      }
+  }
   if (f.pattern === 'kmeans' && processes > PLAN_LIMITS.maxKmeansProcesses)
     return {
       ok: false,
@@ -60,7 +95,7 @@ export function placementRequest(
     ...(f.monteCarlo.trim() !== '' ? { monteCarlo: Number(f.monteCarlo) } : {}),
   }
   const parsed = CreatePlan.safeParse(body)
-  if (parsed.success) return { ok: true, body }
+  if (parsed.success) return { ok: true, body: f.sites === 'topology' ? { ...body, topology } : body }
   const issue = parsed.error.issues[0]!
   const field = String(issue.path[0] ?? 'processes') as keyof PlacementForm
   return { ok: false, field, message: issue.message }

@@ -6,6 +6,7 @@ import {
   planPatterns,
   planPlanners,
   runBounds,
+  type Topology,
   type TopologyRecord,
 } from '@codebook/shared'
 import { useMutation } from '@tanstack/react-query'
@@ -25,6 +26,7 @@ import {
   placementRequest,
   rankRanges,
   sitePlacements,
+  topologyPlanSites,
 } from '../../topology/placement.ts'
 import { formatSeconds, secondsBarTooltip } from '../../topology/what-if.ts'
 
@@ -48,15 +50,17 @@ const NUMBER_FIELDS: {
 ]
 
 /**
- * Placement (issue 21): where each rank of a workload runs across the sites of a built-in
- * profile, planned by the server (`POST /api/plans`): each planner's modelled cost as bars, and a
- * planner's mapping per site (ranks, pinned ranks, nodes): the cheapest first, another on a bar click.
+ * Placement (issue 21): where each rank of a workload runs across the sites of the edited
+ * `topology` (its own nodes, site links priced as an α-β profile) or of the built-in EC2 profile,
+ * planned by the server (`POST /api/plans`): each planner's modelled cost as bars, and a planner's
+ * mapping per site (ranks, pinned ranks, nodes): the cheapest first, another on a bar click.
  * "Use for a run" opens the run form on the saved topology `saved` with the shown mapping attached.
  */
-export function PlacementPanel(props: { saved: TopologyRecord | null }) {
+export function PlacementPanel(props: { topology: Topology; saved: TopologyRecord | null }) {
   const [form, setForm] = useState<PlacementForm>(PLACEMENT_FORM_DEFAULTS)
   const plan = useMutation({ mutationFn: planPlacement })
-  const checked = placementRequest(form)
+  const own = topologyPlanSites(props.topology)
+  const checked = placementRequest(form, props.topology)
   const error = checked.ok ? null : checked
   const set = (patch: Partial<PlacementForm>) => setForm((f) => ({ ...f, ...patch }))
   const togglePlanner = (p: PlanPlanner, on: boolean) =>
@@ -67,11 +71,25 @@ export function PlacementPanel(props: { saved: TopologyRecord | null }) {
     <section className="card topo-placement" aria-label="Placement">
       <div className="card-header">
         <h2>Placement</h2>
-        <span className="card-subtitle">
-          Map a workload’s ranks onto the sites of the ec2-4 profile (Zhou &amp; He’s four EC2 regions)
-        </span>
+        <span className="card-subtitle">Map a workload’s ranks onto geo-distributed sites</span>
       </div>
       <div className="topo-whatif-form">
+        <div className="field">
+          <label htmlFor="placement-sites">Sites</label>
+          <select
+            id="placement-sites"
+            value={form.sites}
+            aria-invalid={invalid('sites')}
+            onChange={(e) => set({ sites: e.target.value as PlacementForm['sites'] })}
+          >
+            <option value="ec2-4">ec2-4 — Zhou &amp; He’s four EC2 regions</option>
+            <option value="topology" disabled={!own.ok}>
+              {own.ok
+                ? `this topology — ${own.sites} site${own.sites === 1 ? '' : 's'}, ${formatCount(own.nodes)} nodes`
+                : 'this topology (its sites need site links)'}
+            </option>
+          </select>
+        </div>
         <div className="field">
           <label htmlFor="placement-pattern">Workload</label>
           <select
@@ -126,8 +144,10 @@ export function PlacementPanel(props: { saved: TopologyRecord | null }) {
       )}
       <p className="muted topo-whatif-note">
         Up to {formatCount(PLAN_LIMITS.maxProcesses)} processes ({formatCount(PLAN_LIMITS.maxKmeansProcesses)}{' '}
-        for K-means), spread evenly over the sites; the pinned share of ranks is tied to a random site by the
-        seed. Cost is the α-β model’s time of one communication step.
+        for K-means), one per node: on ec2-4 spread evenly over the sites, on this topology its own nodes
+        (site links as latency and bandwidth, within a site two NIC hops and the slowest NIC). The pinned
+        share of ranks is tied to a random site by the seed. Cost is the α-β model’s time of one communication
+        step.
       </p>
       {plan.isPending && <Planning />}
       {plan.isError && (

@@ -283,7 +283,7 @@ export function TopologyEditor(props: {
         </section>
       )}
       <WhatIfPanel topology={topology} valid={problems.length === 0} />
-      <PlacementPanel saved={record} />
+      <PlacementPanel topology={topology} saved={record} />
     </div>
   )
 }
