@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildClusterNetwork, type ClusterSpec } from './cluster-network.ts'
+import { type SimTransfer, simulateTransfers } from './flow-network.ts'
 import { simulateBroadcast } from './simulate-broadcast.ts'
 
 const GBIT = 1e9 / 8 // bytes per second of 1 Gbit/s
@@ -100,5 +101,32 @@ describe('simulateBroadcast across racks', () => {
     // simple sends to one receiver after another: the k-th receiver is done at k·nβ.
     const simple = simulateBroadcast(net, 'simple', range(8), n, n / 50).seconds
     expect(simple).toBeCloseTo((7 * n) / GBIT, 6)
+  })
+})
+
+describe('bucket: the scatter at once, not in turn (the lab measured the difference)', () => {
+  // p = 3 on one switch, blocks of m = n/3 bytes, T = mβ. The root's link carries 2(p − 1) = 4
+  // blocks, so 4T is the least time; each rank starts its ring once it holds its own block.
+  const n = 3e7
+  const T = n / 3 / GBIT
+  const net = buildClusterNetwork(cluster(1, 3))
+  it('scatter at once (the runtime and the schedule): 4T', () => {
+    // Both scatter blocks share the root's link (2T), then two ring steps of T each.
+    expect(simulateBroadcast(net, 'bucket', range(3), n, n / 30).seconds).toBeCloseTo(4 * T, 9)
+  })
+  it("scatter in turn: 5T, rank 1's ring takes half of rank 2's link from the root", () => {
+    // Block 1 to rank 1 in [0, T]; then root→2 (block 2) and 1→2 (block 1) share rank 2's link
+    // until 3T; the root's ring sends blocks 0 and 2 to rank 1 in [3T, 5T], rank 1 forwards
+    // block 0 in [4T, 5T]. Whole blocks as single transfers (no chunks) keep the form exact.
+    const path = (a: number, b: number) => net.path(a, b)
+    const t: SimTransfer[] = [
+      { path: path(0, 1), bytes: n / 3 }, // 0: scatter block 1
+      { path: path(0, 2), bytes: n / 3, afterSent: [0] }, // 1: scatter block 2, in turn
+      { path: path(1, 2), bytes: n / 3, after: [0] }, // 2: ring step 1 from rank 1's own block
+      { path: path(0, 1), bytes: n / 3, afterSent: [1] }, // 3: root's ring, block 0
+      { path: path(0, 1), bytes: n / 3, afterSent: [3] }, // 4: root's ring, block 2
+      { path: path(1, 2), bytes: n / 3, after: [3], afterSent: [2] }, // 5: rank 1 forwards block 0
+    ]
+    expect(simulateTransfers(net.links, t).makespan).toBeCloseTo(5 * T, 9)
   })
 })
