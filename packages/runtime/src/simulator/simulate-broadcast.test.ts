@@ -130,3 +130,40 @@ describe('bucket: the scatter at once, not in turn (the lab measured the differe
     expect(simulateTransfers(net.links, t).makespan).toBeCloseTo(5 * T, 9)
   })
 })
+
+describe('random chains: the uplink bound (docs/reproductions.md)', () => {
+  it('over every order of 2 racks × 3 hosts, the slowdown is the busiest uplink direction, at most hostsPerRack · node / uplink', () => {
+    // Uplink = node rate, so the ceiling is 3: reached only when all 3 hosts of a rack hand off across.
+    const perRack = 3
+    const net = buildClusterNetwork(cluster(2, perRack, GBIT, GBIT))
+    const bytes = 1e7
+    const k = 200
+    const ordered = simulateBroadcast(net, 'chain', range(6), bytes, bytes / k).seconds
+    // Every order with root 0 first: 5! = 120, by brute force.
+    const permutations = (xs: number[]): number[][] =>
+      xs.length <= 1
+        ? [xs]
+        : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((r) => [x, ...r]))
+    let worst = 0
+    for (const rest of permutations([1, 2, 3, 4, 5])) {
+      const order = [0, ...rest]
+      const up = [0, 0]
+      const down = [0, 0]
+      for (let i = 1; i < order.length; i++) {
+        const a = Math.floor(order[i - 1]! / perRack)
+        const b = Math.floor(order[i]! / perRack)
+        if (a !== b) {
+          up[a]!++
+          down[b]!++
+        }
+      }
+      const bound = Math.max(1, ...up, ...down) // node / (uplink / c) with uplink = node
+      const ratio = simulateBroadcast(net, 'chain', order, bytes, bytes / k).seconds / ordered
+      // Pipeline fill (p − 2 chunk times of k) is the only other term: within 3 %.
+      expect(Math.abs(ratio - bound) / bound).toBeLessThan(0.03)
+      worst = Math.max(worst, ratio)
+    }
+    expect(worst).toBeLessThanOrEqual(perRack)
+    expect(worst).toBeGreaterThan(0.97 * perRack)
+  })
+})
