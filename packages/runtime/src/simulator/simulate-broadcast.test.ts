@@ -24,6 +24,20 @@ function cluster(racks: number, perRack: number, nic = GBIT, uplink = 10 * GBIT,
 
 const range = (p: number) => Array.from({ length: p }, (_, i) => i)
 
+/** Most hops of a chain `order` on one uplink direction (out of or into a rack of `perRack` nodes). */
+function busiestUplink(order: readonly number[], perRack: number): number {
+  const up = new Map<number, number>()
+  const down = new Map<number, number>()
+  for (let i = 1; i < order.length; i++) {
+    const a = Math.floor(order[i - 1]! / perRack)
+    const b = Math.floor(order[i]! / perRack)
+    if (a === b) continue
+    up.set(a, (up.get(a) ?? 0) + 1)
+    down.set(b, (down.get(b) ?? 0) + 1)
+  }
+  return Math.max(0, ...up.values(), ...down.values())
+}
+
 describe('simulateBroadcast on one switch matches the closed forms of docs/simulator.md', () => {
   const n = 1e8 // bytes
   const beta = 1 / GBIT
@@ -73,17 +87,7 @@ describe('simulateBroadcast across racks', () => {
     }
     // Independent estimate: each hop leaving (entering) rack r shares r's uplink (downlink), so
     // the pipeline moves at min(NIC, uplink / most hops on one uplink direction).
-    const up = new Array<number>(racks).fill(0)
-    const down = new Array<number>(racks).fill(0)
-    for (let i = 1; i < shuffled.length; i++) {
-      const a = Math.floor(shuffled[i - 1]! / perRack)
-      const b = Math.floor(shuffled[i]! / perRack)
-      if (a !== b) {
-        up[a]!++
-        down[b]!++
-      }
-    }
-    const rate = Math.min(GBIT, uplink / Math.max(...up, ...down))
+    const rate = Math.min(GBIT, uplink / busiestUplink(shuffled, perRack))
     const random = simulateBroadcast(net, 'chain', shuffled, bytes, bytes / 400)
     const expectedRatio = GBIT / rate
     expect(expectedRatio).toBeGreaterThan(2)
@@ -147,17 +151,7 @@ describe('random chains: the uplink bound (docs/reproductions.md)', () => {
     let worst = 0
     for (const rest of permutations([1, 2, 3, 4, 5])) {
       const order = [0, ...rest]
-      const up = [0, 0]
-      const down = [0, 0]
-      for (let i = 1; i < order.length; i++) {
-        const a = Math.floor(order[i - 1]! / perRack)
-        const b = Math.floor(order[i]! / perRack)
-        if (a !== b) {
-          up[a]!++
-          down[b]!++
-        }
-      }
-      const bound = Math.max(1, ...up, ...down) // node / (uplink / c) with uplink = node
+      const bound = Math.max(1, busiestUplink(order, perRack)) // node / (uplink / c) with uplink = node
       const ratio = simulateBroadcast(net, 'chain', order, bytes, bytes / k).seconds / ordered
       // Pipeline fill (p − 2 chunk times of k) is the only other term: within 3 %.
       expect(Math.abs(ratio - bound) / bound).toBeLessThan(0.03)
