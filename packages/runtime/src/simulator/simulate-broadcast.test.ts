@@ -108,17 +108,18 @@ describe('simulateBroadcast across racks', () => {
   })
 })
 
-describe('bucket: the scatter at once, not in turn (the lab measured the difference)', () => {
+describe("bucket: the scatter's order (the lab measured the difference)", () => {
   // p = 3 on one switch, blocks of m = n/3 bytes, T = mβ. The root's link carries 2(p − 1) = 4
   // blocks, so 4T is the least time; each rank starts its ring once it holds its own block.
   const n = 3e7
   const T = n / 3 / GBIT
   const net = buildClusterNetwork(cluster(1, 3))
-  it('scatter at once (the runtime and the schedule): 4T', () => {
-    // Both scatter blocks share the root's link (2T), then two ring steps of T each.
+  it('last rank first (the runtime and the schedule): 4T, no receive link shared', () => {
+    // Block 2 to rank 2 in [0, T], block 1 to rank 1 in [T, 2T]; rank 1 then passes block 1 to
+    // rank 2 while the root sends block 0 to rank 1, and block 0 follows: two ring steps of T.
     expect(simulateBroadcast(net, 'bucket', range(3), n, n / 30).seconds).toBeCloseTo(4 * T, 9)
   })
-  it("scatter in turn: 5T, rank 1's ring takes half of rank 2's link from the root", () => {
+  it("rank order: 5T, rank 1's ring takes half of rank 2's link from the root", () => {
     // Block 1 to rank 1 in [0, T]; then root→2 (block 2) and 1→2 (block 1) share rank 2's link
     // until 3T; the root's ring sends blocks 0 and 2 to rank 1 in [3T, 5T], rank 1 forwards
     // block 0 in [4T, 5T]. Whole blocks as single transfers (no chunks) keep the form exact.

@@ -42,8 +42,8 @@ export function chunkSizes(bytes: number, chunkBytes: number): number[] {
  *   positions further. As in the runtime, a rank forwards only once it holds the whole message,
  *   and sends to its children one after another (the lab showed the difference: with
  *   pipelined, concurrent subtrees, mst across two racks was predicted 30 % too fast).
- * - `bucket`: scatter one 1/p block to each rank (all at once, as the runtime sends them), then
- *   a ring all-gather in p − 1 steps, each rank starting as soon as it holds its own block.
+ * - `bucket`: scatter one 1/p block to each rank (in turn, last rank first, as the runtime
+ *   sends them), then a ring all-gather in p − 1 steps, each rank starting once it holds its block.
  * - `chain`: a pipeline along `order`; rank i forwards chunk c to rank i + 1 as soon as it has
  *   received it, so all links carry different chunks at once.
  * Chunks of one stream go in order (each waits for the previous chunk on the same stream).
@@ -143,9 +143,10 @@ function bucketSchedule(
     has[toPos]![block] = prev
     return prev!
   }
-  // Scatter, as the runtime sends it: the root streams block pos to every position pos at once.
-  const scatter: number[] = []
-  for (let pos = 1; pos < p; pos++) scatter.push(sendBlock(0, pos, pos, [], []))
+  // Scatter, as the runtime sends it: the root streams block pos to position pos, one stream
+  // after another, the last position first (so no position's ring competes with the scatter).
+  let last: number | undefined
+  for (let pos = p - 1; pos >= 1; pos--) last = sendBlock(0, pos, pos, [], last === undefined ? [] : [last])
   // Ring all-gather: at step s, position pos passes block (pos − s) mod p to pos + 1. A position
   // starts as soon as it holds the block (its own, at step 0); the root, which holds them all,
   // once its scatter has left it.
@@ -160,7 +161,7 @@ function bucketSchedule(
       const got = has[pos]![block]
       if (got !== undefined) after.push(got)
       const prevSend = lastSendOf[pos]
-      const sent = prevSend !== undefined ? [prevSend] : pos === 0 ? scatter : []
+      const sent = prevSend !== undefined ? [prevSend] : pos === 0 && last !== undefined ? [last] : []
       stepSends.push([pos, sendBlock(pos, to, block, after, sent)])
     }
     for (const [pos, id] of stepSends) lastSendOf[pos] = id
