@@ -43,7 +43,8 @@ export function chunkSizes(bytes: number, chunkBytes: number): number[] {
  *   and sends to its children one after another (the lab showed the difference: with
  *   pipelined, concurrent subtrees, mst across two racks was predicted 30 % too fast).
  * - `bucket`: scatter one 1/p block to each rank (in turn, last rank first, as the runtime
- *   sends them), then a ring all-gather in p − 1 steps, each rank starting once it holds its block.
+ *   sends them), then a ring all-gather in p − 1 steps; a rank starts once it and its successor
+ *   hold their own blocks.
  * - `chain`: a pipeline along `order`; rank i forwards chunk c to rank i + 1 as soon as it has
  *   received it, so all links carry different chunks at once.
  * Chunks of one stream go in order (each waits for the previous chunk on the same stream).
@@ -160,6 +161,10 @@ function bucketSchedule(
       const after: number[] = []
       const got = has[pos]![block]
       if (got !== undefined) after.push(got)
+      // The first ring send waits for the successor's own block (its empty READY word: no bytes,
+      // its one-way latency not modelled), so it never shares that rank's link with the scatter.
+      const successorsBlock = has[to]![to]
+      if (s === 0 && pos !== 0 && successorsBlock !== undefined) after.push(successorsBlock)
       const prevSend = lastSendOf[pos]
       const sent = prevSend !== undefined ? [prevSend] : pos === 0 && last !== undefined ? [last] : []
       stepSends.push([pos, sendBlock(pos, to, block, after, sent)])
