@@ -42,7 +42,9 @@ export function chunkSizes(bytes: number, chunkBytes: number): number[] {
  *   positions further. As in the runtime, a rank forwards only once it holds the whole message,
  *   and sends to its children one after another (the lab showed the difference: with
  *   pipelined, concurrent subtrees, mst across two racks was predicted 30 % too fast).
- * - `bucket`: scatter one 1/p block to each rank, then a ring all-gather in p − 1 steps.
+ * - `bucket`: scatter one 1/p block to each rank (in turn, last rank first, as the runtime
+ *   sends them), then a ring all-gather in p − 1 steps; a rank starts once it and its successor
+ *   hold their own blocks.
  * - `chain`: a pipeline along `order`; rank i forwards chunk c to rank i + 1 as soon as it has
  *   received it, so all links carry different chunks at once.
  * Chunks of one stream go in order (each waits for the previous chunk on the same stream).
@@ -142,10 +144,13 @@ function bucketSchedule(
     has[toPos]![block] = prev
     return prev!
   }
-  // Scatter: the root sends block pos to position pos, one stream after another.
+  // Scatter, as the runtime sends it: the root streams block pos to position pos, one stream
+  // after another, the last position first (so no position's ring competes with the scatter).
   let last: number | undefined
-  for (let pos = 1; pos < p; pos++) last = sendBlock(0, pos, pos, [], last === undefined ? [] : [last])
-  // Ring all-gather: at step s, position pos passes block (pos − s) mod p to pos + 1.
+  for (let pos = p - 1; pos >= 1; pos--) last = sendBlock(0, pos, pos, [], last === undefined ? [] : [last])
+  // Ring all-gather: at step s, position pos passes block (pos − s) mod p to pos + 1. A position
+  // starts as soon as it holds the block (its own, at step 0); the root, which holds them all,
+  // once its scatter has left it.
   const lastSendOf: (number | undefined)[] = new Array(p)
   for (let s = 0; s < p - 1; s++) {
     const stepSends: [number, number][] = []
@@ -153,12 +158,16 @@ function bucketSchedule(
       const block = (pos - s + p) % p
       const to = (pos + 1) % p
       if (to === 0) continue // the root already holds every block
-      // Step 0 starts when the scatter is complete: scatter, then all-gather, as the algorithm is defined.
-      const after: number[] = s === 0 && last !== undefined ? [last] : []
+      const after: number[] = []
       const got = has[pos]![block]
       if (got !== undefined) after.push(got)
+      // The first ring send waits for the successor's own block (its empty READY word: no bytes,
+      // its one-way latency not modelled), so it never shares that rank's link with the scatter.
+      const successorsBlock = has[to]![to]
+      if (s === 0 && pos !== 0 && successorsBlock !== undefined) after.push(successorsBlock)
       const prevSend = lastSendOf[pos]
-      stepSends.push([pos, sendBlock(pos, to, block, after, prevSend === undefined ? [] : [prevSend])])
+      const sent = prevSend !== undefined ? [prevSend] : pos === 0 && last !== undefined ? [last] : []
+      stepSends.push([pos, sendBlock(pos, to, block, after, sent)])
     }
     for (const [pos, id] of stepSends) lastSendOf[pos] = id
   }
