@@ -1,0 +1,183 @@
+import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+import { BOUND_SLACK } from './accel-state.ts'
+import { forEachDistanceRow } from './dense-pass.ts'
+
+/** What {@link neighbourRescan} decided for one point: its exact nearest and a bound on all others. */
+export type NeighbourSettle = (i: number, best: number, bestDist: number, othersLower: number) => void
+
+/** What {@link neighbourRescan} did. */
+export interface NeighbourRescanResult {
+  /** Point–centroid distances evaluated (one own distance per point plus the neighbours scanned). */
+  evaluated: number
+  /** Centroid–centroid distances evaluated (rows of the in-play centroids against all k). */
+  centroidDistancesEvaluated: number
+  /** Points left to the caller's dense re-scan: their centroid's truncated list could not settle them. */
+  unsettled: Int32Array
+}
+
+/**
+ * A centroid keeps at most its k / NEIGHBOUR_LIST_SHARE nearest neighbours: a TypeScript
+ * distance costs ~70 BLAS multiply-adds on 2 threads (1 ns against 7.5 s / (200k · 20k · 128)),
+ * so a point that would scan more than ~k / 70 is cheaper as a dense row (left unsettled).
+ */
+const NEIGHBOUR_LIST_SHARE = 64
+
+/**
+ * Reorders `ds[0, m)` (and `js` alongside) so that its `keep` smallest values come first
+ * (Hoare quickselect, expected O(m)).
+ */
+function selectSmallest(ds: Float64Array, js: Int32Array, m: number, keep: number): void {
+  let lo = 0
+  let hi = m - 1
+  while (lo < hi) {
+    const pivot = ds[(lo + hi) >> 1]
+    let a = lo
+    let b = hi
+    while (a <= b) {
+      while (ds[a] < pivot) a++
+      while (ds[b] > pivot) b--
+      if (a <= b) {
+        const td = ds[a]
+        ds[a] = ds[b]
+        ds[b] = td
+        const tj = js[a]
+        js[a] = js[b]
+        js[b] = tj
+        a++
+        b--
+      }
+    }
+    if (keep - 1 <= b) hi = b
+    else if (keep - 1 >= a) lo = a
+    else return
+  }
+}
+
+const UP = 1 + BOUND_SLACK
+const DOWN = 1 - BOUND_SLACK
+
+/**
+ * Exact nearest centroids for the listed points (all when null) through centroid
+ * neighbourhoods, not a dense row per point: by the triangle inequality a centroid j can be
+ * nearer to x than its centroid a (at exact distance u) only if ‖c_j − c_a‖ ≤ 2u. So each
+ * centroid a in play gets, from one dense pass over its row of centroid–centroid distances, the
+ * list of centroids within 2·max u of its points (sorted by distance); each point then evaluates
+ * exactly only the neighbours with ‖c_j − c_a‖ − u ≤ its best distance so far (ties go to the
+ * lowest index: the cut is strict). Every centroid not evaluated is at least ‖c_j − c_a‖ − u away,
+ * which gives the point's bound on all others. On clustered data early in a run (centroids
+ * settled into their clusters, most points still failing a single Hamerly bound) this costs a
+ * k × (centroids in play) dense pass plus a few distances per point, instead of n × k.
+ * Centroid–centroid distances from a dense kernel are lowered by its error bound, so bounds
+ * stay valid in float32. `labels` are the points' current centroids (not changed here).
+ */
+export async function neighbourRescan(
+  points: Float32Array,
+  n: number,
+  d: number,
+  centroids: Float32Array,
+  k: number,
+  labels: Int32Array,
+  indices: Int32Array | null,
+  dense: DistanceMatrixKernel | undefined,
+  settle: NeighbourSettle,
+): Promise<NeighbourRescanResult> {
+  const count = indices === null ? n : indices.length
+  const ownSq = new Float64Array(count)
+  const reach = new Float64Array(k)
+  const inPlay = new Uint8Array(k)
+  for (let r = 0; r < count; r++) {
+    const i = indices === null ? r : indices[r]
+    const a = labels[i]
+    ownSq[r] = rowDistanceSq(points, i, centroids, a, d)
+    inPlay[a] = 1
+    if (ownSq[r] > reach[a]) reach[a] = ownSq[r]
+  }
+  const rows: number[] = []
+  for (let a = 0; a < k; a++) {
+    reach[a] = Math.sqrt(reach[a])
+    if (inPlay[a] === 1) rows.push(a)
+  }
+  const maxList = Math.max(8, Math.floor(k / NEIGHBOUR_LIST_SHARE))
+  // Per centroid in play: its nearest neighbours within reach (ascending distance), at most maxList.
+  const lists: Array<{ j: Int32Array; dist: Float64Array }> = new Array(k)
+  // The smallest (lowered) distance from a to a centroid outside its list.
+  const outside = new Float64Array(k).fill(Number.POSITIVE_INFINITY)
+  const js = new Int32Array(k)
+  const ds = new Float64Array(k)
+  const visit = (a: number, row: Float32Array | Float64Array, offset: number, eb: number): void => {
+    // Beyond 2·(largest u of its points) no centroid can win for any of them. Compared squared
+    // (one sqrt per kept entry, not per entry): low = √(value − eb)·DOWN ≤ radius.
+    const radius = 2 * reach[a] * UP
+    const cutSq = (radius / DOWN) * (radius / DOWN) + eb
+    let m = 0
+    let outSq = Number.POSITIVE_INFINITY
+    for (let j = 0; j < k; j++) {
+      const v = row[offset + j]
+      if (v > cutSq) {
+        if (v < outSq && j !== a) outSq = v
+      } else if (j !== a) {
+        js[m] = j
+        ds[m] = Math.sqrt(Math.max(0, v - eb)) * DOWN
+        m++
+      }
+    }
+    let out = Math.sqrt(Math.max(0, outSq - eb)) * DOWN
+    if (m > maxList) {
+      selectSmallest(ds, js, m, maxList)
+      for (let p = maxList; p < m; p++) if (ds[p] < out) out = ds[p]
+      m = maxList
+    }
+    outside[a] = out
+    const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
+    lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
+  }
+  await forEachDistanceRow(centroids, k, d, centroids, k, Int32Array.from(rows), dense, visit)
+  let evaluated = count
+  const unsettled: number[] = []
+  for (let r = 0; r < count; r++) {
+    const i = indices === null ? r : indices[r]
+    const a = labels[i]
+    const list = lists[a] as { j: Int32Array; dist: Float64Array }
+    let best = a
+    let bestSq = ownSq[r]
+    const u = Math.sqrt(bestSq)
+    let bestDist = u
+    // The smallest exact distance among evaluated centroids other than the best (a included once displaced).
+    let second = Number.POSITIVE_INFINITY
+    let rest = outside[a] - u
+    let exhausted = true
+    for (let p = 0; p < list.j.length; p++) {
+      const gap = list.dist[p] - u
+      if (gap > bestDist * UP) {
+        rest = gap
+        exhausted = false
+        break
+      }
+      const j = list.j[p]
+      const dj = rowDistanceSq(points, i, centroids, j, d)
+      evaluated++
+      if (dj < bestSq || (dj === bestSq && j < best)) {
+        const displaced = bestDist
+        if (displaced < second) second = displaced
+        best = j
+        bestSq = dj
+        bestDist = Math.sqrt(dj)
+      } else {
+        const v = Math.sqrt(dj)
+        if (v < second) second = v
+      }
+    }
+    // A truncated list may end before the cut: then the centroids outside it are not ruled out.
+    if (exhausted && !(rest > bestDist * UP)) {
+      unsettled.push(i)
+      continue
+    }
+    settle(i, best, bestDist, Math.max(0, Math.min(second, rest * DOWN)))
+  }
+  return {
+    evaluated,
+    centroidDistancesEvaluated: rows.length * k,
+    unsettled: Int32Array.from(unsettled),
+  }
+}
