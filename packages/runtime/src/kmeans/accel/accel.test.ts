@@ -3,7 +3,7 @@ import { createRng } from '../../random/rng.ts'
 import { randomInit } from '../init/random-init.ts'
 import { createOrtKernel, type OrtKernel } from '../kernels/ort-kernel.ts'
 import { assignReference } from '../kernels/reference-kernel.ts'
-import type { AccelOptions, AccelState } from './accel-state.ts'
+import type { AccelAssignResult, AccelOptions, AccelState } from './accel-state.ts'
 import { createHamerlyState } from './hamerly.ts'
 import { accumulatePartialSums } from './partial-sums.ts'
 import { generateBlobs } from './test-support/blobs.ts'
@@ -38,6 +38,7 @@ async function expectLloydLabels(
   init: Float32Array,
   k: number,
   iterations: number,
+  results: AccelAssignResult[] = [],
 ): Promise<number[]> {
   let centroids = init
   const fractions: number[] = []
@@ -45,6 +46,7 @@ async function expectLloydLabels(
     const ref = assignReference(points, centroids, d)
     const got = await state.assign(centroids, k)
     expect(got.labels).toEqual(ref.labels)
+    results.push(got)
     fractions.push(got.distancesEvaluated / (n * k))
     centroids = lloydUpdate(points, ref.labels, centroids, d, k)
   }
@@ -150,17 +152,9 @@ describe('accelerated assignment = Lloyd labels every iteration', () => {
     const { points } = generateBlobs({ n, d, blobs: 410, seed: 51 })
     const init = randomInit(points, n, d, k, createRng(53)).centroids
     const state = createHamerlyState(points, n, d, { dense: ort })
-    let centroids = init
-    const fractions: number[] = []
-    const centroidRows: number[] = []
-    for (let iteration = 0; iteration < 6; iteration++) {
-      const ref = assignReference(points, centroids, d)
-      const got = await state.assign(centroids, k)
-      expect(got.labels).toEqual(ref.labels)
-      fractions.push(got.distancesEvaluated / (n * k))
-      centroidRows.push(got.centroidDistancesEvaluated / k)
-      centroids = lloydUpdate(points, ref.labels, centroids, d, k)
-    }
+    const results: AccelAssignResult[] = []
+    const fractions = await expectLloydLabels(state, points, n, d, init, k, 6, results)
+    const centroidRows = results.map((r) => r.centroidDistancesEvaluated / k)
     expect(fractions[0]).toBeGreaterThanOrEqual(1)
     // The second iteration went through centroid neighbourhoods (rows of centroid distances) and
     // evaluated a small share of the n·k point distances, not a full pass.
@@ -169,7 +163,10 @@ describe('accelerated assignment = Lloyd labels every iteration', () => {
     // Off, the same iteration is a full pass: the comparison shows what the neighbourhoods saved.
     const classic = createHamerlyState(points, n, d, { dense: ort, neighbours: false })
     await classic.assign(init, k)
-    const second = await classic.assign(lloydUpdate(points, assignReference(points, init, d).labels, init, d, k), k)
+    const second = await classic.assign(
+      lloydUpdate(points, assignReference(points, init, d).labels, init, d, k),
+      k,
+    )
     expect(second.distancesEvaluated / (n * k)).toBeGreaterThan(0.9)
   }, 120_000)
 
