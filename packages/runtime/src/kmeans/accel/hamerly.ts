@@ -295,6 +295,8 @@ export function createHamerlyState(
         lower[i] = others
       },
     )
+    if (done === null)
+      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
     return {
       evaluated: done.evaluated + (await rescan(done.unsettled, centroids, k)),
       centroidDistancesEvaluated: done.centroidDistancesEvaluated,

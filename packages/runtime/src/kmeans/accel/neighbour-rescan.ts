@@ -23,6 +23,50 @@ export interface NeighbourRescanResult {
  */
 const NEIGHBOUR_LIST_SHARE = 64
 
+/** Rows of centroid distances sampled to decide whether the neighbourhoods pay. */
+const PLAN_ROWS = 256
+/** A point's dense re-scan row, gathered, against a contiguous pass (per centroid, in BLAS units). */
+const GATHERED_ROW = 1.3
+/** Share of the plain re-scan's cost the neighbourhoods may reach (the estimate is rough). */
+const PAYS_BELOW = 0.6
+
+/**
+ * Whether the neighbourhood re-scan is predicted to cost less than a dense row per point, from
+ * the sampled centroids' lists: for their points, the neighbours each would scan (those with
+ * ‖c_j − c_a‖ − u ≤ u, the cut before any improvement) at ~70 BLAS multiply-adds per TypeScript
+ * one ({@link NEIGHBOUR_LIST_SHARE}), and those a truncated list could not settle (a gathered dense
+ * row each), scaled to all rows, plus the rows themselves.
+ */
+function pays(
+  sample: Int32Array,
+  rowCount: number,
+  count: number,
+  k: number,
+  ownSq: Float64Array,
+  labels: Int32Array,
+  indices: Int32Array | null,
+  lists: Array<{ j: Int32Array; dist: Float64Array }>,
+  outside: Float64Array,
+): boolean {
+  const sampled = new Uint8Array(k)
+  for (const a of sample) sampled[a] = 1
+  let scans = 0
+  let unsettled = 0
+  for (let r = 0; r < count; r++) {
+    const a = labels[indices === null ? r : indices[r]] as number
+    if (sampled[a] === 0) continue
+    const u = Math.sqrt(ownSq[r] as number)
+    const list = lists[a] as { j: Int32Array; dist: Float64Array }
+    let p = 0
+    while (p < list.dist.length && (list.dist[p] as number) <= 2 * u) p++
+    scans += p
+    if (p === list.dist.length && !((outside[a] as number) > 2 * u)) unsettled++
+  }
+  const scale = rowCount / sample.length
+  const cost = rowCount * k + scale * (scans * NEIGHBOUR_LIST_SHARE + unsettled * k * GATHERED_ROW)
+  return cost < PAYS_BELOW * count * k * GATHERED_ROW
+}
+
 /**
  * Reorders `ds[0, m)` (and `js` alongside) so that its `keep` smallest values come first
  * (Hoare quickselect, expected O(m)).
@@ -70,6 +114,8 @@ const DOWN = 1 - BOUND_SLACK
  * k × (centroids in play) dense pass plus a few distances per point, instead of n × k.
  * Centroid–centroid distances from a dense kernel are lowered by its error bound, so bounds
  * stay valid in float32. `labels` are the points' current centroids (not changed here).
+ * Resolves null, having settled nothing, when a sample of the rows predicts that it would cost
+ * more than the caller's dense re-scan of the same points (see {@link pays}).
  */
 export async function neighbourRescan(
   points: Float32Array,
@@ -81,7 +127,7 @@ export async function neighbourRescan(
   indices: Int32Array | null,
   dense: DistanceMatrixKernel | undefined,
   settle: NeighbourSettle,
-): Promise<NeighbourRescanResult> {
+): Promise<NeighbourRescanResult | null> {
   const count = indices === null ? n : indices.length
   const ownSq = new Float64Array(count)
   const reach = new Float64Array(k)
@@ -132,6 +178,15 @@ export async function neighbourRescan(
     const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
     lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
   }
+  // A sample of the rows first: on data where points sit nearly tied between many centroids the
+  // lists say little and most points would end in the dense re-scan anyway (then the caller's
+  // plain re-scan is cheaper than rows + lists + that re-scan).
+  const sample = Int32Array.from(
+    { length: Math.min(rows.length, PLAN_ROWS) },
+    (_, r) => rows[Math.floor((r * rows.length) / Math.min(rows.length, PLAN_ROWS))] as number,
+  )
+  await forEachDistanceRow(centroids, k, d, centroids, k, sample, dense, visit)
+  if (!pays(sample, rows.length, count, k, ownSq, labels, indices, lists, outside)) return null
   await forEachDistanceRow(centroids, k, d, centroids, k, Int32Array.from(rows), dense, visit)
   let evaluated = count
   const unsettled: number[] = []
