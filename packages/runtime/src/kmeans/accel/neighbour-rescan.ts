@@ -1,7 +1,7 @@
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
-import { forEachDistanceRow } from './dense-pass.ts'
+import { forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
 
 /** What {@link neighbourRescan} decided for one point: its exact nearest and a bound on all others. */
 export type NeighbourSettle = (i: number, best: number, bestDist: number, othersLower: number) => void
@@ -178,6 +178,38 @@ export async function neighbourRescan(
     const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
     lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
   }
+  /** {@link visit} from a row's `count` nearest (ascending): every centroid not returned is ≥ the last. */
+  const listFromNearest = (
+    a: number,
+    indicesOut: Int32Array,
+    valuesOut: Float32Array,
+    offset: number,
+    count: number,
+    eb: number,
+  ): void => {
+    const radius = 2 * reach[a] * UP
+    let m = 0
+    let out =
+      count < k
+        ? Math.sqrt(Math.max(0, (valuesOut[offset + count - 1] as number) - eb)) * DOWN
+        : Number.POSITIVE_INFINITY
+    for (let p = 0; p < count; p++) {
+      const j = indicesOut[offset + p] as number
+      if (j === a) continue
+      const low = Math.sqrt(Math.max(0, (valuesOut[offset + p] as number) - eb)) * DOWN
+      if (low > radius || m === maxList) {
+        if (low < out) out = low
+      } else {
+        js[m] = j
+        ds[m] = low
+        m++
+      }
+    }
+    outside[a] = out
+    // Lowered values of an ascending row can tie or swap by index only: sort as visit does.
+    const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
+    lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
+  }
   // A sample of the rows first: on data where points sit nearly tied between many centroids the
   // lists say little and most points would end in the dense re-scan anyway (then the caller's
   // plain re-scan is cheaper than rows + lists + that re-scan).
@@ -185,9 +217,31 @@ export async function neighbourRescan(
     { length: Math.min(rows.length, PLAN_ROWS) },
     (_, r) => rows[Math.floor((r * rows.length) / Math.min(rows.length, PLAN_ROWS))] as number,
   )
-  await forEachDistanceRow(centroids, k, d, centroids, k, sample, dense, visit)
+  // With a kernel that returns only each row's nearest (ORT's TopK), the k × k block never
+  // reaches JavaScript: at k = 20,000 the full rows cost ~5.5 s there, 9 GMAC/s.
+  const nearestM = dense?.nearestM?.bind(dense)
+  const keep = Math.min(k, maxList + 2)
+  const normsSq = nearestM ? rowNormsSq(centroids, k, d) : new Float64Array(0)
+  let maxNormSq = 0
+  for (const v of normsSq) if (v > maxNormSq) maxNormSq = v
+  const listRows = async (which: Int32Array): Promise<void> => {
+    if (!nearestM || !dense) {
+      await forEachDistanceRow(centroids, k, d, centroids, k, which, dense, visit)
+      return
+    }
+    const block = new Float32Array(which.length * d)
+    for (let r = 0; r < which.length; r++)
+      block.set(centroids.subarray((which[r] as number) * d, (which[r] as number) * d + d), r * d)
+    const got = await nearestM(block, centroids.subarray(0, k * d), keep, d)
+    for (let r = 0; r < which.length; r++) {
+      const a = which[r] as number
+      const eb = dense.distanceErrorBound(normsSq[a] as number, maxNormSq, d)
+      listFromNearest(a, got.indices, got.distancesSq, r * keep, keep, eb)
+    }
+  }
+  await listRows(sample)
   if (!pays(sample, rows.length, count, k, ownSq, labels, indices, lists, outside)) return null
-  await forEachDistanceRow(centroids, k, d, centroids, k, Int32Array.from(rows), dense, visit)
+  await listRows(Int32Array.from(rows))
   let evaluated = count
   const unsettled: number[] = []
   for (let r = 0; r < count; r++) {
