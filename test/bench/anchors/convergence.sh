@@ -23,12 +23,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
-# See run.sh: OpenBLAS would otherwise pick Prescott kernels on this VM's generic CPU name.
-if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
-  if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX
-  elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
-fi
-echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-<auto>}" >&2
+source "$HERE/openblas-coretype.sh"
 cd "$ROOT/packages/runtime"
 npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --out "$OUT" >"$OUT/data.json"
 for r in $(seq 1 "$REPEAT"); do

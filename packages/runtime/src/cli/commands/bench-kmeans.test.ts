@@ -1,8 +1,14 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { benchData } from '../../kmeans/bench-data.ts'
 import { lloydReference } from '../../kmeans/lloyd-reference.ts'
 import type { CommandIo } from '../progress.ts'
-import { runBenchKmeans } from './bench-kmeans.ts'
+import { DEFAULT_FAISS_PYTHON } from './bench-faiss.ts'
+import { type BenchKmeansOptions, runBenchKmeans } from './bench-kmeans.ts'
 
 function collect(): CommandIo & { out: string[] } {
   const out: string[] = []
@@ -67,4 +73,121 @@ describe('codebook bench kmeans', () => {
     expect(printed.peakRssMB).toBeGreaterThan(process.memoryUsage().heapUsed / 2 ** 20 / 2)
     expect(printed.peakRssMB).toBeLessThan(64 * 1024)
   })
+})
+
+/** Whether Debian's python3-faiss is importable here (CI machines may not have it). */
+function faissInstalled(): boolean {
+  try {
+    execFileSync(DEFAULT_FAISS_PYTHON, ['-c', 'import faiss'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('codebook bench kmeans --faiss', () => {
+  const small: BenchKmeansOptions = {
+    n: 3000,
+    d: 8,
+    k: 12,
+    iterations: 6,
+    algorithm: 'lloyd',
+    workers: 1,
+    slots: 1,
+    kernel: 'reference',
+    tol: 0,
+    blobs: 6,
+    seed: 5,
+    json: true,
+    faiss: true,
+  }
+
+  it.skipIf(!faissInstalled())(
+    'runs FAISS on the same data and init: its last objective equals Codebook Lloyd inertia',
+    async () => {
+      const io = collect()
+      const printed = await runBenchKmeans(small, io)
+      const faiss = printed.faiss
+      if (!faiss?.available) throw new Error(`FAISS did not run: ${JSON.stringify(faiss)}`)
+      expect(faiss.iterations).toBe(6)
+      expect(faiss.totalMs).toBeGreaterThan(0)
+      // Same Lloyd iterations from the same centroids: the same labels, so the same sum of squared
+      // distances up to FAISS's float32 arithmetic.
+      expect(Math.abs(faiss.inertia - printed.inertia) / printed.inertia).toBeLessThan(1e-4)
+      // And the human form prints both.
+      const human = collect()
+      await runBenchKmeans({ ...small, json: false, faissIterations: 2 }, human)
+      const text = human.out.join('')
+      expect(text).toMatch(/^lloyd on reference: .* ms\/iteration/m)
+      expect(text).toMatch(/^faiss \S+: .* ms for 2 iterations, .* codebook\/faiss per iteration \d/m)
+    },
+    120_000,
+  )
+
+  it('says why when FAISS is absent, and still prints its own figures', async () => {
+    const missing = collect()
+    const got = await runBenchKmeans({ ...small, faissPython: '/nonexistent/python3', json: false }, missing)
+    expect(got.faiss).toEqual({ available: false, reason: '/nonexistent/python3 not found' })
+    expect(missing.out.join('')).toMatch(/inertia .*\nfaiss: not run \(\/nonexistent\/python3 not found\)\n$/)
+  }, 60_000)
+
+  it.skipIf(!existsSync(DEFAULT_FAISS_PYTHON))(
+    'reports an ImportError of faiss as "not run" (a Python without the module)',
+    async () => {
+      // A real Python whose `import faiss` fails: a module of that name that raises first on the path.
+      const shim = await mkdtemp(join(tmpdir(), 'codebook-no-faiss-'))
+      const before = process.env.PYTHONPATH
+      try {
+        await writeFile(join(shim, 'faiss.py'), 'raise ImportError("no faiss on this machine")\n')
+        process.env.PYTHONPATH = shim
+        const got = await runBenchKmeans({ ...small, iterations: 2 }, collect())
+        expect(got.faiss).toEqual({
+          available: false,
+          reason: 'cannot import faiss: no faiss on this machine',
+        })
+        expect(got.iterations).toBe(2)
+      } finally {
+        if (before === undefined) delete process.env.PYTHONPATH
+        else process.env.PYTHONPATH = before
+        await rm(shim, { recursive: true, force: true })
+      }
+    },
+    60_000,
+  )
+
+  it('refuses --faiss with --data but no --init before any work (FAISS must start from the same centroids)', async () => {
+    await expect(
+      runBenchKmeans({ ...small, data: '/nonexistent/points.npy' }, collect()),
+    ).rejects.toMatchObject({
+      code: 'BENCH_FAISS_NEEDS_INIT',
+    })
+  })
+})
+
+describe('codebook bench kmeans --algorithm auto at large k', () => {
+  it('ends on the inertia of lloyd (to 1e-6) and skips the second full pass (k = 4,096, d = 32, ten centroids per blob)', async () => {
+    const base: BenchKmeansOptions = {
+      n: 16_000,
+      d: 32,
+      k: 4096,
+      iterations: 5,
+      algorithm: 'lloyd',
+      workers: 1,
+      slots: 1,
+      kernel: 'onnx',
+      tol: 0,
+      blobs: 410,
+      seed: 7,
+      json: true,
+    }
+    const lloyd = await runBenchKmeans(base, collect())
+    const auto = await runBenchKmeans({ ...base, algorithm: 'auto' }, collect())
+    expect(auto.iterations).toBe(lloyd.iterations)
+    expect(Math.abs(auto.inertia - lloyd.inertia) / lloyd.inertia).toBeLessThan(1e-6)
+    expect(lloyd.perIteration.map((p) => p.distanceFraction)).toEqual(lloyd.perIteration.map(() => 1))
+    // Hamerly's second iteration, where every point fails its one bound, goes through centroid
+    // neighbourhoods on a real worker: a small share of the n·k distances, not a full pass (≥ 1).
+    expect(auto.perIteration[0]!.distanceFraction).toBeGreaterThanOrEqual(1)
+    expect(auto.perIteration[1]!.distanceFraction).toBeLessThan(0.2)
+  }, 120_000)
 })

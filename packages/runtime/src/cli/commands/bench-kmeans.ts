@@ -17,6 +17,7 @@ import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { median } from '../../median.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
+import { DEFAULT_FAISS_PYTHON, type FaissAnchor, runFaissAnchor } from './bench-faiss.ts'
 import { runKmeansCommand } from './kmeans.ts'
 import { nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
 
@@ -43,6 +44,12 @@ export interface BenchKmeansOptions {
   blobs: number
   seed: number
   json?: boolean
+  /** Also run FAISS's K-means on the same data and init (see {@link runFaissAnchor}). */
+  faiss?: boolean
+  /** FAISS iterations (default `iterations`): fewer keeps a large-k anchor affordable. */
+  faissIterations?: number
+  /** The Python with `faiss` (default /usr/bin/python3). */
+  faissPython?: string
 }
 
 /** What `codebook bench kmeans` prints. */
@@ -65,6 +72,8 @@ export interface BenchKmeansResult {
    * fraction of the n·k distances evaluated, to see where a run's time goes.
    */
   perIteration: Array<{ ms: number; stageMs: Record<StageName, number>; distanceFraction: number }>
+  /** With `--faiss`: FAISS on the same data and init, or why it could not run. */
+  faiss?: FaissAnchor
 }
 
 /**
@@ -77,6 +86,11 @@ export async function runBenchKmeans(
   io: CommandIo = processIo(),
   spawn: SpawnWorker = spawnLocalWorker,
 ): Promise<BenchKmeansResult> {
+  if (o.faiss && o.data && !o.init)
+    throw new UsageError(
+      'BENCH_FAISS_NEEDS_INIT',
+      '--faiss with --data needs --init: FAISS must start from the same centroids',
+    )
   const dir = await mkdtemp(join(tmpdir(), 'codebook-bench-kmeans-'))
   try {
     let data = o.data
@@ -118,6 +132,16 @@ export async function runBenchKmeans(
     const recalls = run.reports.flatMap((r) => (r.assignmentRecall === undefined ? [] : [r.assignmentRecall]))
     let rss = process.resourceUsage().maxRSS * 1024
     for (const r of run.reports) for (const w of r.workers) rss = Math.max(rss, w.maxRssBytes ?? 0)
+    // FAISS runs after Codebook (not alongside: both use every core) on the same files.
+    const faiss =
+      o.faiss && data && init
+        ? await runFaissAnchor(
+            data,
+            init,
+            o.faissIterations ?? o.iterations,
+            o.faissPython ?? DEFAULT_FAISS_PYTHON,
+          )
+        : undefined
     const result: BenchKmeansResult = {
       msPerIteration: median(run.iterationMs),
       totalMs: run.iterationMs.reduce((s, v) => s + v, 0),
@@ -135,6 +159,7 @@ export async function runBenchKmeans(
         ) as Record<StageName, number>,
         distanceFraction: Math.round((r.distanceFraction ?? 1) * 1e4) / 1e4,
       })),
+      ...(faiss ? { faiss } : {}),
     }
     io.stdout.write(
       o.json
@@ -145,12 +170,23 @@ export async function runBenchKmeans(
             (result.assignmentRecall === undefined
               ? ''
               : `approximate recall ${result.assignmentRecall.toFixed(3)}, `) +
-            `peak RSS ${result.peakRssMB.toFixed(0)} MiB\n`,
+            `peak RSS ${result.peakRssMB.toFixed(0)} MiB\n` +
+            (faiss ? faissLine(faiss, result.msPerIteration) : ''),
     )
     return result
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+/** The human line of `--faiss`: FAISS's figures and Codebook's median iteration against its mean. */
+function faissLine(f: FaissAnchor, msPerIteration: number): string {
+  if (!f.available) return `faiss: not run (${f.reason})\n`
+  return (
+    `faiss ${f.version}: ${f.msPerIteration.toFixed(1)} ms/iteration (mean), ${f.totalMs.toFixed(0)} ms for ` +
+    `${f.iterations} iterations, inertia ${f.inertia.toExponential(6)}; codebook/faiss per iteration ` +
+    `${(msPerIteration / f.msPerIteration).toFixed(3)}\n`
+  )
 }
 
 /** Registers `codebook bench kmeans`. */
@@ -192,6 +228,13 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
     )
     .option('--seed <S>', 'seed of the data, init and splits', nonNegativeInt('--seed'), 1)
     .option('--json', 'print the result as one JSON object')
+    .option('--faiss', 'also run FAISS (Debian python3-faiss) on the same data and init, and print both')
+    .option(
+      '--faiss-iterations <I>',
+      'FAISS iterations (default: --iterations)',
+      positiveInt('--faiss-iterations'),
+    )
+    .option('--faiss-python <path>', 'the Python that imports faiss', DEFAULT_FAISS_PYTHON)
     .action(async (o: BenchKmeansOptions) => {
       await runBenchKmeans(o, io)
     })

@@ -3,7 +3,7 @@ import { createRng } from '../../random/rng.ts'
 import { randomInit } from '../init/random-init.ts'
 import { createOrtKernel, type OrtKernel } from '../kernels/ort-kernel.ts'
 import { assignReference } from '../kernels/reference-kernel.ts'
-import type { AccelOptions, AccelState } from './accel-state.ts'
+import type { AccelAssignResult, AccelOptions, AccelState } from './accel-state.ts'
 import { createHamerlyState } from './hamerly.ts'
 import { accumulatePartialSums } from './partial-sums.ts'
 import { generateBlobs } from './test-support/blobs.ts'
@@ -38,6 +38,7 @@ async function expectLloydLabels(
   init: Float32Array,
   k: number,
   iterations: number,
+  results: AccelAssignResult[] = [],
 ): Promise<number[]> {
   let centroids = init
   const fractions: number[] = []
@@ -45,6 +46,7 @@ async function expectLloydLabels(
     const ref = assignReference(points, centroids, d)
     const got = await state.assign(centroids, k)
     expect(got.labels).toEqual(ref.labels)
+    results.push(got)
     fractions.push(got.distancesEvaluated / (n * k))
     centroids = lloydUpdate(points, ref.labels, centroids, d, k)
   }
@@ -64,6 +66,11 @@ const algorithms: Array<{ name: string; make: Factory }> = [
   {
     name: 'hamerly (classic, no moved set)',
     make: (p, n, d, o) => createHamerlyState(p, n, d, { ...o, movedSet: false }),
+  },
+  {
+    // denseMinWork 0 also without a kernel: the neighbourhood re-scan runs on these small sets.
+    name: 'hamerly (neighbourhood re-scans)',
+    make: (p, n, d, o) => createHamerlyState(p, n, d, { ...o, neighbours: true, denseMinWork: 0 }),
   },
   { name: 'yinyang (t = k/10)', make: (p, n, d, o) => createYinyangState(p, n, d, o) },
   { name: 'yinyang (t = 3)', make: (p, n, d, o) => createYinyangState(p, n, d, { ...o, groups: 3 }) },
@@ -120,7 +127,7 @@ describe('accelerated assignment = Lloyd labels every iteration', () => {
 
   // Large k (issue 22): the vocabularies that matter are 10^4–10^6 words. Small d keeps the
   // brute-force reference affordable in a test (n·k·d = 2·10^8 multiply-adds an iteration).
-  for (const algo of [algorithms[0]!, algorithms[2]!]) {
+  for (const algo of [algorithms[0]!, algorithms[3]!]) {
     it(`${algo.name} at k = 10,000 (d = 4, n = 5,000; dense passes on ORT) = Lloyd labels, pruning most distances`, async () => {
       const n = 5000
       const d = 4
@@ -134,6 +141,34 @@ describe('accelerated assignment = Lloyd labels every iteration', () => {
       expect(fractions.at(-1)).toBeLessThan(0.5)
     }, 120_000)
   }
+
+  it('hamerly as auto runs it at large k (k ≥ 4,096: neighbourhood re-scans) = Lloyd labels, replacing the second full pass', async () => {
+    // Ten centroids per blob, as in the k = 20,000 benchmark: after the first update the centroids sit
+    // inside their blobs and nearly every point fails Hamerly's single bound (the largest drift is
+    // as large as the gaps), which used to cost a second full pass.
+    const n = 16_000
+    const d = 8
+    const k = 4096
+    const { points } = generateBlobs({ n, d, blobs: 410, seed: 51 })
+    const init = randomInit(points, n, d, k, createRng(53)).centroids
+    const state = createHamerlyState(points, n, d, { dense: ort })
+    const results: AccelAssignResult[] = []
+    const fractions = await expectLloydLabels(state, points, n, d, init, k, 6, results)
+    const centroidRows = results.map((r) => r.centroidDistancesEvaluated / k)
+    expect(fractions[0]).toBeGreaterThanOrEqual(1)
+    // The second iteration went through centroid neighbourhoods (rows of centroid distances) and
+    // evaluated a small share of the n·k point distances, not a full pass.
+    expect(centroidRows[1]).toBeGreaterThan(0)
+    expect(fractions[1]).toBeLessThan(0.2)
+    // Off, the same iteration is a full pass: the comparison shows what the neighbourhoods saved.
+    const classic = createHamerlyState(points, n, d, { dense: ort, neighbours: false })
+    await classic.assign(init, k)
+    const second = await classic.assign(
+      lloydUpdate(points, assignReference(points, init, d).labels, init, d, k),
+      k,
+    )
+    expect(second.distancesEvaluated / (n * k)).toBeGreaterThan(0.9)
+  }, 120_000)
 
   it('stays exact where float32 cannot rank the centroids (far from the origin): near-ties are settled exactly', async () => {
     const n = 300

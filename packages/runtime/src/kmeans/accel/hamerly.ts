@@ -18,6 +18,7 @@ import {
   resolveRow,
   rowNormsSq,
 } from './dense-pass.ts'
+import { neighbourRescan } from './neighbour-rescan.ts'
 
 /** Checks the shapes shared by every accelerated state. */
 export function checkAccelShapes(name: string, points: Float32Array, n: number, d: number): void {
@@ -61,7 +62,21 @@ export interface HamerlyOptions extends AccelOptions {
    * Off: classic Hamerly (the bound absorbs the largest drift, plus the s(c) test).
    */
   movedSet?: boolean
+  /**
+   * Large re-scans through centroid neighbourhoods ({@link neighbourRescan}) when their points
+   * share few centroids: one dense pass over those centroids' rows of centroid–centroid distances
+   * and a few exact distances per point, instead of a dense row of k per point. Default: on from
+   * k ≥ {@link NEIGHBOUR_RESCAN_MIN_K}.
+   */
+  neighbours?: boolean
 }
+
+/**
+ * From this k the neighbourhood re-scan is on by default. At k = 20,000 (blobs, n = 200,000) it
+ * replaced the second iteration's full pass; below a few thousand centroids a dense row is cheap
+ * and the moved-set plan already does well (k = 1,000 measurements above).
+ */
+export const NEIGHBOUR_RESCAN_MIN_K = 4_096
 
 /**
  * The moved-set pass's cost per point, in the distance evaluations of a gathered re-scan (a
@@ -240,6 +255,55 @@ export function createHamerlyState(
   }
 
   /**
+   * Re-scans the listed points (all when null) through centroid neighbourhoods when they share
+   * few centroids (at most half as many centroids as points), the rest (and every point then
+   * left unsettled) through {@link rescan}. Returns point and centroid distances evaluated.
+   */
+  async function largeRescan(
+    indices: Int32Array | null,
+    centroids: Float32Array,
+    k: number,
+  ): Promise<{ evaluated: number; centroidDistancesEvaluated: number }> {
+    const count = indices === null ? n : indices.length
+    const neighbours = options.neighbours ?? k >= NEIGHBOUR_RESCAN_MIN_K
+    if (!neighbours || !denseRescanPays(count, k, d, options.denseMinWork))
+      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
+    const seen = new Uint8Array(k)
+    let distinct = 0
+    for (let r = 0; r < count; r++) {
+      const a = labels[indices === null ? r : indices[r]]
+      if (seen[a] === 0) {
+        seen[a] = 1
+        distinct++
+      }
+    }
+    if (2 * distinct > count)
+      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
+    const done = await neighbourRescan(
+      points,
+      n,
+      d,
+      centroids,
+      k,
+      labels,
+      indices,
+      dense,
+      (i, best, dist, others) => {
+        labels[i] = best
+        upper[i] = dist * UP
+        ownLow[i] = dist * DOWN
+        lower[i] = others
+      },
+    )
+    if (done === null)
+      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
+    return {
+      evaluated: done.evaluated + (await rescan(done.unsettled, centroids, k)),
+      centroidDistancesEvaluated: done.centroidDistancesEvaluated,
+    }
+  }
+
+  /**
    * Plans the moved set (see {@link HamerlyOptions.movedSet}) from the points at risk (those whose
    * bound fails with the largest drift), estimated on every `stride`-th point: m minimises one
    * moved-set pass over all points plus the re-scans of the points at risk whose slack is below the
@@ -367,7 +431,8 @@ export function createHamerlyState(
       ) {
         // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
         // checks, no gather) costs less than checking, gathering and re-scanning almost all.
-        return iterationResult(labels, before, await rescan(null, current, k))
+        const all = await largeRescan(null, current, k)
+        return iterationResult(labels, before, all.evaluated, all.centroidDistancesEvaluated)
       }
       if (plan.m > 0) {
         movedBound = await movedSetBounds(current, k, byDrift.subarray(0, plan.m), allOthers)
@@ -403,7 +468,9 @@ export function createHamerlyState(
       ownLow[i] = own * DOWN
       if (!(own * UP < z)) pending.push(i)
     }
-    evaluated += await rescan(Int32Array.from(pending), current, k)
+    const rescanned = await largeRescan(Int32Array.from(pending), current, k)
+    evaluated += rescanned.evaluated
+    centroidDistancesEvaluated += rescanned.centroidDistancesEvaluated
     return iterationResult(labels, before, evaluated, centroidDistancesEvaluated)
   }
 

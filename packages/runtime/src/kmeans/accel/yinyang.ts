@@ -502,7 +502,7 @@ export function createYinyangState(
       const current = centroids.slice(0, k * d)
       if (previous === null || groups === null || previousK !== k) {
         const t = options.groups ?? Math.max(1, Math.round(k / 10))
-        groups = groupCentroids(current, k, d, t, options.groupingIterations ?? 5, grouped)
+        groups = await groupCentroids(current, k, d, t, options.groupingIterations ?? 5, grouped, dense)
         lower = new Float64Array(n * groups.t)
         if (grouped) {
           ownSq = new Float64Array(n)

@@ -27,6 +27,12 @@ export interface AssignKernel {
   dispose(): Promise<void>
 }
 
+/** Each point's nearest centroids, n × count row-major, ascending by squared distance. */
+export interface NearestM {
+  indices: Int32Array
+  distancesSq: Float32Array
+}
+
 /** The nearest centroid of each of n points, and its two smallest squared distances. */
 export interface NearestTwo {
   /** labels[i]: the nearest centroid of point i (n). */
@@ -61,6 +67,13 @@ export interface DistanceMatrixKernel extends AssignKernel {
    * than {@link DistanceMatrixKernel.distances} when only the two best are needed (Hamerly).
    */
   nearestTwo?(points: Float32Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  /**
+   * Optional: each point's `count` nearest centroids (1 ≤ count ≤ k), ascending by squared
+   * distance, n × count row-major, within the same error bound as
+   * {@link DistanceMatrixKernel.distances}; every other centroid is at least the last one's value
+   * minus that bound away. Only count values per row leave the kernel (Hamerly's neighbourhoods).
+   */
+  nearestM?(points: Float32Array, centroids: Float32Array, count: number, d: number): Promise<NearestM>
   /**
    * Optional: `centroids` are t · G rows laid out member-major (row p·t + q is member p of group
    * q; padding rows allowed: give them a huge `centroidNormsSq`). Returns each point's nearest

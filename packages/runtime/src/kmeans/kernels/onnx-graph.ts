@@ -41,6 +41,7 @@ export type AssignGraphVariant =
   | 'nearest-two-grouped'
   | 'group-two'
   | 'nearest-excluding'
+  | 'nearest-m'
 
 /** Input names of every assignment graph: X [m, d], C [k, d], cNorm [k] (‖c‖², computed by the caller). */
 export const ASSIGN_GRAPH_INPUTS = {
@@ -49,6 +50,7 @@ export const ASSIGN_GRAPH_INPUTS = {
   centroidNormsSq: 'cNorm',
   groupShape: 'groupShape',
   exclude: 'exclude',
+  count: 'count',
 } as const
 
 /** Output names of the assignment graphs. */
@@ -63,6 +65,8 @@ export const ASSIGN_GRAPH_OUTPUTS = {
   groupMinDistSq: 'groupMinDistSq',
   pointNormSq: 'pointNormSq',
   excludedMinPartial: 'excludedMinPartial',
+  nearestMIndex: 'nearestMIndex',
+  nearestMDistSq: 'nearestMDistSq',
 } as const
 
 // opset 17 is the last where ReduceMin / ReduceSumSquare take `axes` as an attribute, not an input.
@@ -172,6 +176,23 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
       ),
     )
     outputs.push(tensorInfo(ASSIGN_GRAPH_OUTPUTS.excludedMinPartial, FLOAT, ['m']))
+  } else if (variant === 'nearest-m') {
+    // The `count` smallest of each row, ascending (TopK: equal values keep the lower index first).
+    nodes.push(
+      node('ReduceSumSquare', [points], ['xNorm'], [intsAttr('axes', [1]), intAttr('keepdims', 1)]),
+      node(
+        'TopK',
+        ['partial', ASSIGN_GRAPH_INPUTS.count],
+        ['nearestMPartial', 'nearestM64'],
+        [intAttr('axis', 1), intAttr('largest', 0), intAttr('sorted', 1)],
+      ),
+      node('Cast', ['nearestM64'], [ASSIGN_GRAPH_OUTPUTS.nearestMIndex], [intAttr('to', INT32)]),
+      node('Add', ['nearestMPartial', 'xNorm'], [ASSIGN_GRAPH_OUTPUTS.nearestMDistSq]),
+    )
+    outputs.push(
+      tensorInfo(ASSIGN_GRAPH_OUTPUTS.nearestMIndex, INT32, ['m', 'M']),
+      tensorInfo(ASSIGN_GRAPH_OUTPUTS.nearestMDistSq, FLOAT, ['m', 'M']),
+    )
   } else if (variant !== 'distances' && variant !== 'group-two') {
     initializers.push(
       { name: 'flat', dataType: INT64, dims: [1], int64Data: [-1] },
@@ -308,6 +329,7 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
         ? [tensorInfo(ASSIGN_GRAPH_INPUTS.groupShape, INT64, [3])]
         : []),
       ...(variant === 'nearest-excluding' ? [tensorInfo(ASSIGN_GRAPH_INPUTS.exclude, INT32, ['m', 1])] : []),
+      ...(variant === 'nearest-m' ? [tensorInfo(ASSIGN_GRAPH_INPUTS.count, INT64, [1])] : []),
     ],
     output: outputs,
     // Only the constants this variant uses (ORT warns about the others).

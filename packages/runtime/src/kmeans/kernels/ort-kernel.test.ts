@@ -151,6 +151,45 @@ describe('ort kernel', () => {
     })
   })
 
+  it('nearestM: the count nearest centroids in order, each value and the cut within the error bound', async () => {
+    const d = 12
+    for (const [n, k, count] of [
+      [40, 30, 7],
+      [25, 500, 40],
+      [10, 9, 9],
+    ]) {
+      const points = randomMatrix(n, d, 700 + k, 0)
+      const centroids = randomMatrix(k, d, 800 + k, 0)
+      const { indices, distancesSq } = await kernel.nearestM(points, centroids, count, d)
+      const zero = new Float32Array(d)
+      let maxC = 0
+      for (let j = 0; j < k; j++) maxC = Math.max(maxC, rowDistanceSq(centroids, j, zero, 0, d))
+      for (let i = 0; i < n; i++) {
+        const bound = kernel.distanceErrorBound(rowDistanceSq(points, i, zero, 0, d), maxC, d)
+        const exact = Array.from({ length: k }, (_, j) => rowDistanceSq(points, i, centroids, j, d))
+        const sorted = [...exact].sort((a, b) => a - b)
+        const returned = new Set<number>()
+        for (let p = 0; p < count; p++) {
+          const j = indices[i * count + p]
+          const v = distancesSq[i * count + p]
+          returned.add(j)
+          // Each value is its own centroid's distance, the p-th smallest, within the bound; ascending.
+          expect(Math.abs(v - exact[j])).toBeLessThanOrEqual(bound)
+          expect(Math.abs(v - sorted[p])).toBeLessThanOrEqual(2 * bound)
+          if (p > 0) expect(v).toBeGreaterThanOrEqual(distancesSq[i * count + p - 1])
+        }
+        expect(returned.size).toBe(count)
+        // What the neighbourhoods rely on: every centroid left out is at least the last value − bound away.
+        const last = distancesSq[i * count + count - 1]
+        for (let j = 0; j < k; j++)
+          if (!returned.has(j)) expect(exact[j]).toBeGreaterThanOrEqual(last - bound)
+      }
+    }
+    await expect(kernel.nearestM(new Float32Array(4), new Float32Array(4), 3, 2)).rejects.toMatchObject({
+      code: 'KERNEL_BAD_COUNT',
+    })
+  })
+
   it('groupMinima: the nearest row and every group minimum without it, padding rows never chosen', async () => {
     const d = 12
     const n = 130

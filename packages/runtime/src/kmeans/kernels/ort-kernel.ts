@@ -6,6 +6,7 @@ import type {
   DistanceMatrixKernel,
   GroupMinima,
   KernelPass,
+  NearestM,
   NearestTwo,
 } from './assign-kernel.ts'
 import {
@@ -31,7 +32,7 @@ export interface OrtKernelOptions {
   allowSpinning?: boolean
 }
 
-type OptionalPasses = 'prepare' | 'nearestTwo' | 'nearestExcluding' | 'groupMinima'
+type OptionalPasses = 'prepare' | 'nearestTwo' | 'nearestExcluding' | 'groupMinima' | 'nearestM'
 
 /**
  * The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed,
@@ -322,6 +323,37 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
         for (const t of Object.values(out)) t.dispose()
       }
       return { labels, distancesSq, pointNormsSq }
+    },
+
+    async nearestM(
+      points: Float32Array,
+      centroids: Float32Array,
+      count: number,
+      d: number,
+    ): Promise<NearestM> {
+      const { n, k } = checkShapes(points, centroids, d)
+      if (!Number.isInteger(count) || count < 1 || count > k)
+        throw new UsageError(
+          'KERNEL_BAD_COUNT',
+          `ort kernel: nearestM needs 1 ≤ count ≤ k = ${k}, got ${count}`,
+        )
+      const indices = new Int32Array(n * count)
+      const distancesSq = new Float32Array(n * count)
+      if (n === 0) return { indices, distancesSq }
+      const s = await session(d, 'nearest-m')
+      const c = new ort.Tensor('float32', centroids, [k, d])
+      const cn = new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k])
+      const m = new ort.Tensor('int64', BigInt64Array.from([BigInt(count)]), [1])
+      const step = rowsPerBlock(k)
+      for (let start = 0; start < n; start += step) {
+        const end = Math.min(n, start + step)
+        const out = await s.run({ ...feeds(points, start, end, d, c, cn), [ASSIGN_GRAPH_INPUTS.count]: m })
+        indices.set(out[ASSIGN_GRAPH_OUTPUTS.nearestMIndex].data as Int32Array, start * count)
+        const values = out[ASSIGN_GRAPH_OUTPUTS.nearestMDistSq].data as Float32Array
+        for (let i = 0; i < values.length; i++) distancesSq[start * count + i] = Math.max(values[i], 0)
+        for (const t of Object.values(out)) t.dispose()
+      }
+      return { indices, distancesSq }
     },
 
     async nearestExcluding(

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The large-k anchor: Codebook's exact K-means against scikit-learn's Lloyd and FAISS on the same
+# clustered data and random-sample init (the issue-22 target: n = 200,000, d = 128, k = 20,000).
+#
+#   test/bench/anchors/large-k.sh                      # defaults below
+#   N=50000 K=5000 ITERS=10 test/bench/anchors/large-k.sh
+#
+# scikit-learn and FAISS pay n·k·d every iteration, so they are timed for ANCHOR_ITERS iterations
+# and multiplied (the output marks those figures "projected"): to ITERS, and to the iterations
+# Codebook ran (fewer when its labels stop changing: scikit-learn's Lloyd stops there too, FAISS
+# always runs its niter). Codebook runs up to ITERS iterations twice, `--algorithm auto` then `--algorithm lloyd` (as `codebook kmeans` does:
+# WORKERS spawned workers × SLOTS map tasks, ONNX kernel); its total is the driver's wall time over
+# the iterations (spawn, load and init excluded). The run fails unless auto's final inertia equals
+# lloyd's to 1e-6 relative (exact bounds give Lloyd's labels every iteration).
+#
+# Environment: N (200000), D (128), K (20000), BLOBS (K / 10: the issue-22 figures' data, whose labels
+# stop changing after 8 iterations; 2·K blobs, as convergence.sh uses, keeps most points near-tied
+# between many centroids for longer), SEED (1), ITERS (15),
+# ANCHOR_ITERS (2), WORKERS (1), SLOTS (1), SKIP_LLOYD (1: skip the lloyd run and the check),
+# OUT (work dir). Needs Debian's python3-sklearn and python3-faiss (/usr/bin/python3).
+set -euo pipefail
+N=${N:-200000}
+D=${D:-128}
+K=${K:-20000}
+BLOBS=${BLOBS:-$((K / 10))}
+SEED=${SEED:-1}
+ITERS=${ITERS:-15}
+ANCHOR_ITERS=${ANCHOR_ITERS:-2}
+WORKERS=${WORKERS:-1}
+SLOTS=${SLOTS:-1}
+SKIP_LLOYD=${SKIP_LLOYD:-0}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+rm -f "$OUT"/codebook-*.json "$OUT"/anchors.json
+source "$HERE/openblas-coretype.sh"
+cd "$ROOT/packages/runtime"
+npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --out "$OUT" >"$OUT/data.json"
+bench() {
+  node --conditions=@codebook/source --import tsx src/formats/test-support/run-cli.ts bench kmeans \
+    --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations "$ITERS" --tol 0 \
+    --algorithm "$1" --workers "$WORKERS" --slots "$SLOTS" --json >"$OUT/codebook-$1.json"
+}
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+/usr/bin/python3 "$HERE/large_k.py" "$OUT/points.npy" "$OUT/init.npy" "$ANCHOR_ITERS" >"$OUT/anchors.json"
+echo "load after the anchors: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+bench auto
+echo "load after auto: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+if [[ "$SKIP_LLOYD" != 1 ]]; then
+  bench lloyd
+  echo "load after lloyd: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+fi
+
+node -e '
+const fs = require("node:fs")
+const dir = process.argv[1]
+const read = (f) => JSON.parse(fs.readFileSync(`${dir}/${f}.json`, "utf8"))
+const anchors = read("anchors")
+const auto = read("codebook-auto")
+const lloyd = fs.existsSync(`${dir}/codebook-lloyd.json`) ? read("codebook-lloyd") : null
+const autoMs = auto.totalMs
+// The anchors pay the same n·k·d every iteration: their mean per iteration times ITERS, and times
+// the iterations Codebook ran.
+const iters = Number(process.argv[2])
+const project = (a, i) => +((a.msPerIteration * i) / 1000).toFixed(1)
+for (const a of [anchors.sklearn, anchors.faiss]) {
+  a.projectedSecondsAtIters = project(a, iters)
+  a.projectedSecondsAtCodebookIterations = project(a, auto.iterations)
+}
+const out = {
+  data: read("data"),
+  note: `scikit-learn and FAISS: timed for ${anchors.timedIterations} iterations, projected to ${iters} and to ${auto.iterations}; Codebook: ${auto.iterations} iterations run (of at most ${iters})`,
+  sklearnLloyd: anchors.sklearn,
+  faiss: anchors.faiss,
+  codebookAuto: { totalMs: Math.round(autoMs), iterations: auto.iterations, distanceFraction: +auto.distanceFraction.toFixed(4), peakRssMB: Math.round(auto.peakRssMB), inertia: auto.inertia, perIteration: auto.perIteration.map((p) => ({ ms: p.ms, map: p.stageMs.map, distanceFraction: p.distanceFraction })) },
+  ratios: {
+    autoVsSklearnAtIters: +(autoMs / (anchors.sklearn.projectedSecondsAtIters * 1000)).toFixed(4),
+    autoVsFaissAtIters: +(autoMs / (anchors.faiss.projectedSecondsAtIters * 1000)).toFixed(4),
+    autoVsSklearnAtCodebookIterations: +(autoMs / (anchors.sklearn.projectedSecondsAtCodebookIterations * 1000)).toFixed(4),
+    autoVsFaissAtCodebookIterations: +(autoMs / (anchors.faiss.projectedSecondsAtCodebookIterations * 1000)).toFixed(4),
+  },
+}
+if (lloyd) {
+  out.codebookLloyd = { totalMs: Math.round(lloyd.totalMs), iterations: lloyd.iterations, inertia: lloyd.inertia }
+  out.ratios.autoVsCodebookLloyd = +(autoMs / lloyd.totalMs).toFixed(4)
+  const rel = Math.abs(auto.inertia - lloyd.inertia) / lloyd.inertia
+  out.inertiaRelativeDifference = rel
+  if (!(rel <= 1e-6) || auto.iterations !== lloyd.iterations) {
+    console.log(JSON.stringify(out, null, 2))
+    console.error(`auto and lloyd disagree: inertia ${auto.inertia} vs ${lloyd.inertia} (relative ${rel}), iterations ${auto.iterations} vs ${lloyd.iterations}`)
+    process.exit(1)
+  }
+}
+console.log(JSON.stringify(out, null, 2))
+' "$OUT" "$ITERS"
