@@ -71,6 +71,11 @@ export const IterateRequest = z.object({
   timeoutMs: z.number().positive().optional(),
   /** How the root's centroid blob is encoded (default float32); every worker decodes it after the broadcast. */
   encoding: z.enum(['float32', 'float16', 'uint8']).optional(),
+  /**
+   * Encoding of the cluster-sum blocks of the regroup, reduce and combine stages (default
+   * `exact`: int32 or float64); `float32` rounds non-integer sums (docs/runtime.md, "Float32 partial sums").
+   */
+  partials: z.enum(['exact', 'float32']).optional(),
 })
 export type IterateRequest = z.infer<typeof IterateRequest>
 

@@ -66,7 +66,7 @@ interface ReducedSums {
   combineMs: number
   sparseMessages: number
   denseMessages: number
-  /** Bytes the int32 form of integer sums saved against float64 in this worker's messages. */
+  /** Bytes the int32 / float32 forms of the sums saved against float64 in this worker's messages. */
   savedBytes: number
 }
 
@@ -82,9 +82,9 @@ async function reduceSums(
   partials: readonly Partials[],
   now: () => number,
 ): Promise<ReducedSums> {
-  const base = clusterSumsCombiner(req.d)
+  const base = clusterSumsCombiner(req.d, req.partials ?? 'exact')
   let savedBytes = 0
-  // Counts what the exact int32 form of integer sums saved on the wire (the report's partialBytesSaved).
+  // Counts what the int32 (or float32) form of the sums saved on the wire (the report's partialBytesSaved).
   const combiner: Combiner<Partials> = {
     ...base,
     encode(p, from, to) {

@@ -3,6 +3,7 @@ import { stageNames } from '@codebook/shared'
 import type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
 import type { ReductionChoice } from '../collectives/reduce/reduce.ts'
+import type { PartialsEncoding } from '../collectives/regroup/partials.ts'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { CodebookError, UsageError } from '../errors.ts'
 import { asFloat64, bytesOf } from '../framework/control-channel.ts'
@@ -80,6 +81,11 @@ export interface KmeansRunOptions {
   recallSample?: number
   /** Encoding of the centroid broadcast (default float32: exact). */
   encoding?: CentroidEncoding
+  /**
+   * Encoding of the cluster-sum blocks (default `exact`: int32 or float64); `float32` rounds
+   * non-integer sums on the wire, within the bound of docs/runtime.md ("Float32 partial sums").
+   */
+  partials?: PartialsEncoding
   /** Threads per map task's kernel (see LoadRequest.threadsPerTask); each worker decides when absent. */
   threadsPerTask?: number
   /** The root waits this long for every receiver's broadcast acknowledgement (default 60 s). */
@@ -221,6 +227,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
           taskCounts: ranks.map(() => slots),
           timeoutMs: opts.timeoutMs,
           encoding,
+          partials: opts.partials ?? 'exact',
         }
         const blob = encoding === 'float32' ? bytesOf(centroids) : encodeCentroids(centroids, k, d, encoding)
         let aborted = false

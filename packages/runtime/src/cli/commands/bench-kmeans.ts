@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type StageName, stageNames } from '@codebook/shared'
 import { type Command, Option } from 'commander'
+import { type PartialsEncoding, partialsEncodings } from '../../collectives/regroup/partials.ts'
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
@@ -30,6 +31,8 @@ export interface BenchKmeansOptions {
   algorithm: KmeansAlgorithmChoice
   /** Exact (default) or approximate (HNSW) assignment. */
   assignment?: KmeansAssignment
+  /** Cluster-sum encoding of the regroup/combine (default exact). */
+  partials?: PartialsEncoding
   /** A .npy to cluster instead of generated data. */
   data?: string
   /** Initial centroids .npy; default: the generated data's seeded random rows, or `--init random` over `data`. */
@@ -58,6 +61,8 @@ export interface BenchKmeansResult {
   distanceFraction: number
   /** Approximate assignment: the mean of the iterations' sampled recall. */
   assignmentRecall?: number
+  /** Bytes the int32 / float32 sums saved against float64, over all iterations (absent when none). */
+  partialBytesSaved?: number
   /** Peak resident set, MiB: the largest of the driver's and every worker's process. */
   peakRssMB: number
   /**
@@ -109,6 +114,7 @@ export async function runBenchKmeans(
         kernel: o.kernel,
         algorithm: o.algorithm,
         assignment: o.assignment,
+        partials: o.partials,
         json: true,
       },
       silent,
@@ -116,6 +122,7 @@ export async function runBenchKmeans(
     )
     const fractions = run.reports.map((r) => r.distanceFraction ?? 1)
     const recalls = run.reports.flatMap((r) => (r.assignmentRecall === undefined ? [] : [r.assignmentRecall]))
+    const saved = run.reports.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
     let rss = process.resourceUsage().maxRSS * 1024
     for (const r of run.reports) for (const w of r.workers) rss = Math.max(rss, w.maxRssBytes ?? 0)
     const result: BenchKmeansResult = {
@@ -127,6 +134,7 @@ export async function runBenchKmeans(
       ...(recalls.length > 0
         ? { assignmentRecall: recalls.reduce((s, v) => s + v, 0) / recalls.length }
         : {}),
+      ...(saved > 0 ? { partialBytesSaved: saved } : {}),
       peakRssMB: rss / 2 ** 20,
       perIteration: run.reports.map((r, i) => ({
         ms: Math.round(run.iterationMs[i]! * 10) / 10,
@@ -145,6 +153,7 @@ export async function runBenchKmeans(
             (result.assignmentRecall === undefined
               ? ''
               : `approximate recall ${result.assignmentRecall.toFixed(3)}, `) +
+            (result.partialBytesSaved ? `${result.partialBytesSaved} B saved by narrower sums, ` : '') +
             `peak RSS ${result.peakRssMB.toFixed(0)} MiB\n`,
     )
     return result
@@ -176,6 +185,11 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
     .addOption(
       new Option('--assignment <kind>', 'exact, or approximate (HNSW over the centroids)')
         .choices(kmeansAssignments)
+        .default('exact'),
+    )
+    .addOption(
+      new Option('--partials <enc>', 'cluster-sum encoding: exact, or float32 (lossy, bounded)')
+        .choices(partialsEncodings)
         .default('exact'),
     )
     .option('--data <file>', 'cluster this .npy instead of generated data')

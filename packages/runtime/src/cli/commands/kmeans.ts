@@ -3,6 +3,7 @@ import { type IterationReport, runDefaults, type Topology } from '@codebook/shar
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
 import { type ReductionChoice, reductionChoices } from '../../collectives/reduce/reduce.ts'
+import { type PartialsEncoding, partialsEncodings } from '../../collectives/regroup/partials.ts'
 import {
   type AggregationMode,
   aggregationModes,
@@ -57,6 +58,8 @@ export interface KmeansCommandOptions {
   assignment?: KmeansAssignment
   /** Encoding of the centroid broadcast (default float32). */
   encoding?: CentroidEncoding
+  /** Encoding of the cluster-sum blocks (default exact: int32 or float64; float32 is lossy, bounded). */
+  partials?: PartialsEncoding
   seed: number
   chunkBytes: number
   out?: string
@@ -114,7 +117,7 @@ function humanLine(r: IterationReport): string {
     r.distanceFraction !== undefined ? `distance fraction ${r.distanceFraction.toPrecision(3)}` : '',
     r.assignmentRecall !== undefined ? `approximate, recall ${r.assignmentRecall.toFixed(3)}` : '',
     r.broadcastBytesSaved ? `${r.broadcastBytesSaved} B saved by encoding` : '',
-    r.partialBytesSaved ? `${r.partialBytesSaved} B saved by int32 sums` : '',
+    r.partialBytesSaved ? `${r.partialBytesSaved} B saved by narrower sums` : '',
     r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
     r.restarts ? `${r.restarts} restarts` : '',
   ]
@@ -165,6 +168,7 @@ export async function runKmeansCommand(
       algorithm: o.algorithm,
       assignment: o.assignment,
       encoding: o.encoding,
+      partials: o.partials,
       // Locally spawned workers share this machine: split its cores between the workers. Not
       // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
       // thread, so a worker's map tasks run one after another (measured at 100k × 512 × 1,000,
@@ -266,6 +270,14 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')
         .choices(CENTROID_ENCODINGS)
         .default('float32'),
+    )
+    .addOption(
+      new Option(
+        '--partials <enc>',
+        'cluster-sum encoding of the regroup/combine: exact (int32 for integer sums, else float64) or float32 (lossy, bounded: docs/runtime.md)',
+      )
+        .choices(partialsEncodings)
+        .default('exact'),
     )
     .option(
       '--seed <S>',
