@@ -56,6 +56,10 @@ export const WorkerIterationReport = z.object({
   distancesEvaluated: z.number().nonnegative().optional(),
   /** Peak resident set of this worker's process so far, bytes (absent in older reports). */
   maxRssBytes: z.number().nonnegative().optional(),
+  /** Approximate assignment only: this worker's HNSW build, search and recall check, ms (its map stage's parts). */
+  approximateMs: z
+    .object({ build: z.number().nonnegative(), search: z.number().nonnegative(), recall: z.number().nonnegative() })
+    .optional(),
 })
 export type WorkerIterationReport = z.infer<typeof WorkerIterationReport>
 

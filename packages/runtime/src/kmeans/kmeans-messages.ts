@@ -39,6 +39,14 @@ export const LoadRequest = z.object({
   assignment: z.enum(['exact', 'approximate']).optional(),
   /** Points per task in the approximate assignment's recall sample (default 256). */
   recallSample: z.number().int().nonnegative().optional(),
+  /** HNSW tuning of the approximate assignment (defaults: `DEFAULT_HNSW` in accel/approximate.ts). */
+  hnsw: z
+    .object({
+      connectivity: z.number().int().positive().optional(),
+      expansionSearch: z.number().int().positive().optional(),
+      scalar: z.enum(['f32', 'f16', 'i8']).optional(),
+    })
+    .optional(),
   /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
   k: z.number().int().positive().optional(),
   partition: PartitionSpec,
@@ -137,6 +145,8 @@ export const IterateResult = z.object({
   recall: z.object({ sampled: count, matched: count }).optional(),
   /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
   maxRssBytes: z.number(),
+  /** Approximate assignment only: the index build, search and recall check, ms. */
+  approximateMs: z.object({ build: z.number(), search: z.number(), recall: z.number() }).optional(),
 })
 export type IterateResult = z.infer<typeof IterateResult>
 

@@ -79,6 +79,8 @@ export interface KmeansRunOptions {
   assignment?: KmeansAssignment
   /** Points per map task in the approximate assignment's recall sample (default 256). */
   recallSample?: number
+  /** HNSW tuning of the approximate assignment (defaults: `DEFAULT_HNSW`). */
+  hnsw?: LoadRequest['hnsw']
   /** Encoding of the centroid broadcast (default float32: exact). */
   encoding?: CentroidEncoding
   /**
@@ -162,6 +164,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       algorithm,
       assignment,
       recallSample: opts.recallSample,
+      hnsw: opts.hnsw,
       k,
       partition,
     }
@@ -395,6 +398,7 @@ export function buildReport(
     reassigned: r.reassigned,
     distancesEvaluated: r.distancesEvaluated,
     maxRssBytes: r.maxRssBytes,
+    ...(r.approximateMs ? { approximateMs: r.approximateMs } : {}),
   }))
   return {
     iteration,

@@ -1,12 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type StageName, stageNames } from '@codebook/shared'
+import { type IterationReport, type StageName, stageNames } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type PartialsEncoding, partialsEncodings } from '../../collectives/regroup/partials.ts'
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
+import { type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -33,6 +34,10 @@ export interface BenchKmeansOptions {
   assignment?: KmeansAssignment
   /** Cluster-sum encoding of the regroup/combine (default exact). */
   partials?: PartialsEncoding
+  /** HNSW tuning of the approximate assignment (`codebook kmeans`'s flags). */
+  hnswConnectivity?: number
+  hnswExpansion?: number
+  hnswScalar?: HnswScalar
   /** A .npy to cluster instead of generated data. */
   data?: string
   /** Initial centroids .npy; default: the generated data's seeded random rows, or `--init random` over `data`. */
@@ -69,7 +74,30 @@ export interface BenchKmeansResult {
    * Each iteration: driver wall time, each stage's time (slowest worker) within it, and the
    * fraction of the n·k distances evaluated, to see where a run's time goes.
    */
-  perIteration: Array<{ ms: number; stageMs: Record<StageName, number>; distanceFraction: number }>
+  perIteration: Array<{
+    ms: number
+    stageMs: Record<StageName, number>
+    distanceFraction: number
+    /** Approximate assignment: index build, search and recall check (slowest worker each), and the recall. */
+    approximate?: { buildMs: number; searchMs: number; recallMs: number; recall: number }
+  }>
+}
+
+/** An approximate iteration's parts (slowest worker each, ms rounded to 0.1), or nothing. */
+function approximateParts(
+  r: IterationReport,
+): Pick<BenchKmeansResult['perIteration'][number], 'approximate'> {
+  if (r.assignmentRecall === undefined) return {}
+  const slowest = (part: 'build' | 'search' | 'recall') =>
+    Math.round(Math.max(0, ...r.workers.map((w) => w.approximateMs?.[part] ?? 0)) * 10) / 10
+  return {
+    approximate: {
+      buildMs: slowest('build'),
+      searchMs: slowest('search'),
+      recallMs: slowest('recall'),
+      recall: r.assignmentRecall,
+    },
+  }
 }
 
 /**
@@ -115,6 +143,9 @@ export async function runBenchKmeans(
         algorithm: o.algorithm,
         assignment: o.assignment,
         partials: o.partials,
+        hnswConnectivity: o.hnswConnectivity,
+        hnswExpansion: o.hnswExpansion,
+        hnswScalar: o.hnswScalar,
         json: true,
       },
       silent,
@@ -142,6 +173,7 @@ export async function runBenchKmeans(
           stageNames.map((st) => [st, Math.round(r.stages[st].ms * 10) / 10]),
         ) as Record<StageName, number>,
         distanceFraction: Math.round((r.distanceFraction ?? 1) * 1e4) / 1e4,
+        ...approximateParts(r),
       })),
     }
     io.stdout.write(
@@ -192,6 +224,13 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
         .choices(partialsEncodings)
         .default('exact'),
     )
+    .option('--hnsw-connectivity <M>', 'approximate: HNSW graph degree', positiveInt('--hnsw-connectivity'))
+    .option(
+      '--hnsw-expansion <EF>',
+      'approximate: HNSW search expansion (insertion twice it)',
+      positiveInt('--hnsw-expansion'),
+    )
+    .addOption(new Option('--hnsw-scalar <type>', 'approximate: index scalar type').choices(hnswScalars))
     .option('--data <file>', 'cluster this .npy instead of generated data')
     .option('--init <file>', 'initial centroids .npy (default: seeded random rows)')
     .option('--workers <P>', 'worker processes', positiveInt('--workers'), 1)

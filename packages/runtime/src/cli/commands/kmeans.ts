@@ -13,6 +13,7 @@ import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
+import { DEFAULT_HNSW, type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -60,6 +61,12 @@ export interface KmeansCommandOptions {
   encoding?: CentroidEncoding
   /** Encoding of the cluster-sum blocks (default exact: int32 or float64; float32 is lossy, bounded). */
   partials?: PartialsEncoding
+  /** HNSW graph degree of the approximate assignment. */
+  hnswConnectivity?: number
+  /** HNSW search expansion of the approximate assignment (insertion: twice it). */
+  hnswExpansion?: number
+  /** Scalar type of the HNSW index's centroids. */
+  hnswScalar?: HnswScalar
   seed: number
   chunkBytes: number
   out?: string
@@ -103,6 +110,15 @@ async function placedRacks(o: KmeansCommandOptions, topology: Topology | null): 
     )
   const plan = await readPlanFile(o.mapping)
   return mappedWorkerRacks(topology, planNodeNames(plan, topology, o.workers, o.planner))
+}
+
+/** The HNSW tuning the flags give (undefined fields: the defaults of accel/approximate.ts). */
+export function hnswOf(o: { hnswConnectivity?: number; hnswExpansion?: number; hnswScalar?: HnswScalar }): {
+  connectivity?: number
+  expansionSearch?: number
+  scalar?: HnswScalar
+} {
+  return { connectivity: o.hnswConnectivity, expansionSearch: o.hnswExpansion, scalar: o.hnswScalar }
 }
 
 /** Formats one iteration for people: inertia, then each stage's time and bytes. */
@@ -169,6 +185,7 @@ export async function runKmeansCommand(
       assignment: o.assignment,
       encoding: o.encoding,
       partials: o.partials,
+      hnsw: hnswOf(o),
       // Locally spawned workers share this machine: split its cores between the workers. Not
       // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
       // thread, so a worker's map tasks run one after another (measured at 100k × 512 × 1,000,
@@ -278,6 +295,22 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       )
         .choices(partialsEncodings)
         .default('exact'),
+    )
+    .option(
+      '--hnsw-connectivity <M>',
+      `approximate assignment: HNSW graph degree (default ${DEFAULT_HNSW.connectivity})`,
+      positiveInt('--hnsw-connectivity'),
+    )
+    .option(
+      '--hnsw-expansion <EF>',
+      `approximate assignment: HNSW search expansion, insertion twice it (default ${DEFAULT_HNSW.expansionSearch})`,
+      positiveInt('--hnsw-expansion'),
+    )
+    .addOption(
+      new Option(
+        '--hnsw-scalar <type>',
+        'approximate assignment: scalar type of the indexed centroids',
+      ).choices(hnswScalars),
     )
     .option(
       '--seed <S>',

@@ -5,7 +5,7 @@ import { WorkerPool } from '../../framework/worker-pool.ts'
 import { generateBlobs } from '../bench-data.ts'
 import { createReferenceKernel, rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { assignmentAlgorithm, runKmeans } from '../run-kmeans.ts'
-import { createApproximateState } from './approximate.ts'
+import { buildCentroidIndex, createApproximateState } from './approximate.ts'
 
 /** Brute force in the test: is centroid `c` an exact nearest of row i (ties count)? */
 function isNearest(
@@ -49,6 +49,34 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       expect(r.labels.every((c) => c >= 0 && c < k)).toBe(true)
       if (tuning.connectivity === 2) expect(matched).toBeLessThan(400)
       else expect(matched / 400).toBeGreaterThan(0.95)
+    }
+  })
+
+  it('a worker-shared index gives each task the labels its own index would, and the parts are timed', async () => {
+    const d = 8
+    const k = 500
+    const { points: centroids } = generateBlobs({ n: k, d, blobs: 0, seed: 3 })
+    const { points } = generateBlobs({ n: 1200, d, blobs: 0, seed: 4 })
+    // Two "map tasks" over halves of the points, one index built once for both.
+    const halves = [points.subarray(0, 600 * d), points.subarray(600 * d)]
+    const tuning = { connectivity: 16, expansionSearch: 64, threads: 1 }
+    const index = buildCentroidIndex(centroids, k, d, tuning)
+    expect(index.k).toBe(k)
+    expect(index.buildMs).toBeGreaterThan(0)
+    for (const half of halves) {
+      const state = createApproximateState(half, 600, d, createReferenceKernel(), {
+        recallSample: 600,
+        ...tuning,
+      })
+      const shared = await state.assign(centroids, k, index)
+      // The index's answers are the labels, whoever built it: the same as a direct query.
+      expect(Array.from(shared.labels)).toEqual(Array.from(index.nearest(half, 600)))
+      let matched = 0
+      for (let i = 0; i < 600; i++) if (isNearest(half, i, centroids, k, d, shared.labels[i]!)) matched++
+      expect(shared.recall).toEqual({ sampled: 600, matched })
+      expect(matched / 600).toBeGreaterThan(0.95)
+      expect(shared.searchMs).toBeGreaterThan(0)
+      expect(shared.recallMs).toBeGreaterThan(0)
     }
   })
 
@@ -98,6 +126,9 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       // HNSW is a greedy graph search: even over 40 centroids it may miss a few (0.993 seen in CI),
       // so the recall is high, not certain; the unit test above checks the figure itself.
       for (const r of approximate.reports) expect(r.assignmentRecall).toBeGreaterThan(0.95)
+      // One index per worker per iteration: every worker reports its build, search and recall times.
+      for (const r of approximate.reports)
+        for (const w of r.workers) expect(w.approximateMs?.build ?? -1, `rank ${w.rank}`).toBeGreaterThan(0)
       expect(approximate.inertia).toBeLessThanOrEqual(exact.inertia * 1.01)
     }, 60_000)
   })

@@ -3,18 +3,90 @@ import { Index, MetricKind, ScalarKind } from 'usearch'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 
-/** Tuning of the approximate assignment's HNSW index over the centroids (usearch). */
-export interface ApproximateOptions {
-  /** Points per map task whose approximate label is checked against the exact nearest each iteration. Default 256. */
-  recallSample?: number
-  /** HNSW graph degree (usearch `connectivity`). Default 16. */
+/** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
+export type HnswScalar = 'f32' | 'f16' | 'i8'
+/** Every index scalar, for flags and schemas. */
+export const hnswScalars: readonly HnswScalar[] = ['f32', 'f16', 'i8']
+
+/** Tuning of the HNSW index over the centroids (usearch). */
+export interface HnswOptions {
+  /** HNSW graph degree (usearch `connectivity`). Default {@link DEFAULT_HNSW.connectivity}. */
   connectivity?: number
-  /** Candidates kept while inserting (usearch `expansion_add`). Default 128. */
+  /** Candidates kept while inserting (usearch `expansion_add`). Default 2 × `expansionSearch`. */
   expansionAdd?: number
-  /** Candidates kept while searching (usearch `expansion_search`). Default 64. */
+  /** Candidates kept while searching (usearch `expansion_search`). Default {@link DEFAULT_HNSW.expansionSearch}. */
   expansionSearch?: number
+  /** Scalar type of the indexed centroids. Default f32. */
+  scalar?: HnswScalar
   /** Threads of usearch's batch insert and search. Default: the machine's cores. */
   threads?: number
+}
+
+/** Tuning of the approximate assignment: the index's, and the recall sample's size. */
+export interface ApproximateOptions extends HnswOptions {
+  /** Points per map task whose approximate label is checked against the exact nearest each iteration. Default 256. */
+  recallSample?: number
+}
+
+/**
+ * Defaults chosen from `bench/kmeans/hnsw-profile.ts` (docs/benchmarks.md, "Approximate
+ * assignment"): connectivity 16 with expansion 32 (add 64) kept the recall of 16/128/64 on
+ * blobs at k = 20,000 and 100,000 for about half the build and search time.
+ */
+export const DEFAULT_HNSW = { connectivity: 16, expansionSearch: 32 } as const
+
+const scalarKinds: Record<HnswScalar, ScalarKind> = {
+  f32: ScalarKind.F32,
+  f16: ScalarKind.F16,
+  i8: ScalarKind.I8,
+}
+
+/** An HNSW index over one iteration's centroids, shared by a worker's map tasks. */
+export interface CentroidIndex {
+  readonly k: number
+  /** Wall time of the build, ms. */
+  readonly buildMs: number
+  /** The index's nearest centroid of each of the n rows of `points`. */
+  nearest(points: Float32Array, n: number): Int32Array
+}
+
+/**
+ * Builds the HNSW index over `k` centroids (keys 0 … k − 1). Built anew each iteration: every
+ * centroid moves, and usearch has no in-place update of a vector's links.
+ */
+export function buildCentroidIndex(
+  centroids: Float32Array,
+  k: number,
+  d: number,
+  options: HnswOptions = {},
+): CentroidIndex {
+  const threads = options.threads ?? availableParallelism()
+  const expansionSearch = options.expansionSearch ?? DEFAULT_HNSW.expansionSearch
+  const started = performance.now()
+  const index = new Index({
+    dimensions: d,
+    metric: MetricKind.L2sq,
+    quantization: scalarKinds[options.scalar ?? 'f32'],
+    multi: false,
+    connectivity: options.connectivity ?? DEFAULT_HNSW.connectivity,
+    expansion_add: options.expansionAdd ?? 2 * expansionSearch,
+    expansion_search: expansionSearch,
+  })
+  const keys = new BigUint64Array(k)
+  for (let c = 0; c < k; c++) keys[c] = BigInt(c)
+  if (k > 0) index.add(keys, centroids.subarray(0, k * d), threads)
+  const buildMs = performance.now() - started
+  return {
+    k,
+    buildMs,
+    nearest(points, n) {
+      const labels = new Int32Array(n)
+      if (n === 0) return labels
+      const found = index.search(points.subarray(0, n * d), 1, threads)
+      for (let i = 0; i < n; i++) labels[i] = Number(found.keys[i])
+      return labels
+    },
+  }
 }
 
 /** Points of the recall sample whose approximate label was an exact nearest centroid. */
@@ -33,6 +105,9 @@ export interface ApproximateAssignResult {
    */
   distancesEvaluated: number
   recall: RecallCount
+  /** Wall time of the index search over the task's points, and of the recall check, ms. */
+  searchMs: number
+  recallMs: number
 }
 
 /** Per-map-task state of approximate assignment (Philbin et al.'s approximate k-means, with HNSW). */
@@ -41,7 +116,11 @@ export interface ApproximateState {
   readonly d: number
   /** Rows of the recall sample (evenly spaced over the task's points, fixed for the run). */
   readonly sample: Int32Array
-  assign(centroids: Float32Array, k: number): Promise<ApproximateAssignResult>
+  /**
+   * Labels the task's points through `index` (built over `centroids`; the worker builds one per
+   * iteration for all its tasks), or through an index of its own when none is given.
+   */
+  assign(centroids: Float32Array, k: number, index?: CentroidIndex): Promise<ApproximateAssignResult>
 }
 
 /** Evenly spaced rows, `count` of `n` at most: the same rows every iteration, no randomness to seed. */
@@ -67,30 +146,17 @@ export function createApproximateState(
   const samplePoints = new Float32Array(sample.length * d)
   for (let s = 0; s < sample.length; s++)
     samplePoints.set(points.subarray(sample[s]! * d, (sample[s]! + 1) * d), s * d)
-  const threads = options.threads ?? availableParallelism()
 
   return {
     n,
     d,
     sample,
-    async assign(centroids, k) {
-      const index = new Index({
-        dimensions: d,
-        metric: MetricKind.L2sq,
-        quantization: ScalarKind.F32,
-        multi: false,
-        connectivity: options.connectivity ?? 16,
-        expansion_add: options.expansionAdd ?? 128,
-        expansion_search: options.expansionSearch ?? 64,
-      })
-      const keys = new BigUint64Array(k)
-      for (let c = 0; c < k; c++) keys[c] = BigInt(c)
-      index.add(keys, centroids, threads)
-      const labels = new Int32Array(n)
-      if (n > 0) {
-        const found = index.search(points, 1, threads)
-        for (let i = 0; i < n; i++) labels[i] = Number(found.keys[i])
-      }
+    async assign(centroids, k, shared) {
+      const index = shared ?? buildCentroidIndex(centroids, k, d, options)
+      let t = performance.now()
+      const labels = index.nearest(points, n)
+      const searchMs = performance.now() - t
+      t = performance.now()
       let matched = 0
       if (sample.length > 0) {
         const truth = (await exact.assign(samplePoints, centroids, d)).labels
@@ -101,7 +167,13 @@ export function createApproximateState(
           if (approx <= best) matched++
         }
       }
-      return { labels, distancesEvaluated: sample.length * k, recall: { sampled: sample.length, matched } }
+      return {
+        labels,
+        distancesEvaluated: sample.length * k,
+        recall: { sampled: sample.length, matched },
+        searchMs,
+        recallMs: performance.now() - t,
+      }
     },
   }
 }
