@@ -80,6 +80,43 @@ describe('approximate assignment (HNSW over the centroids)', () => {
     }
   })
 
+  it('keeps a point’s previous centroid when it is nearer than the index’s answer', async () => {
+    const d = 16
+    const k = 3000
+    const { points: centroids } = generateBlobs({ n: k, d, blobs: 0, seed: 1 })
+    const { points } = generateBlobs({ n: 2000, d, blobs: 0, seed: 2 })
+    const n = points.length / d
+    // Two thin indexes over the same centroids miss different points.
+    const thin = (connectivity: number) =>
+      buildCentroidIndex(centroids, k, d, { connectivity, expansionAdd: 2, expansionSearch: 1, threads: 1 })
+    const first = thin(2)
+    const second = thin(3)
+    const a = first.nearest(points, n)
+    const b = second.nearest(points, n)
+    const state = createApproximateState(points, n, d, createReferenceKernel(), {
+      recallSample: 0,
+      threads: 1,
+    })
+    await state.assign(centroids, k, first)
+    const r = await state.assign(centroids, k, second)
+    let kept = 0
+    for (let i = 0; i < n; i++) {
+      const da = rowDistanceSq(points, i, centroids, a[i]!, d)
+      const db = rowDistanceSq(points, i, centroids, b[i]!, d)
+      expect(r.labels[i]).toBe(da < db ? a[i] : b[i])
+      if (da < db) kept++
+    }
+    expect(kept).toBeGreaterThan(0)
+    // Off: the index's answer as it is.
+    const plain = createApproximateState(points, n, d, createReferenceKernel(), {
+      recallSample: 0,
+      threads: 1,
+      keepPrevious: false,
+    })
+    await plain.assign(centroids, k, first)
+    expect(Array.from((await plain.assign(centroids, k, second)).labels)).toEqual(Array.from(b))
+  })
+
   it('refuses to mix with bounds, and `auto` means no bounds', () => {
     expect(() => assignmentAlgorithm('approximate', 'hamerly', 1000)).toThrow(
       /KMEANS_ASSIGNMENT_CONFLICT|no bounds/,

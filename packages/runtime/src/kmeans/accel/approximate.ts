@@ -26,6 +26,12 @@ export interface HnswOptions {
 export interface ApproximateOptions extends HnswOptions {
   /** Points per map task whose approximate label is checked against the exact nearest each iteration. Default 256. */
   recallSample?: number
+  /**
+   * Keep a point's previous label when that centroid is nearer than the index's answer (one or
+   * two exact distances per point whose label the index changed). Default true: a miss of the
+   * graph search then costs nothing when the point's old centroid is still the better one.
+   */
+  keepPrevious?: boolean
 }
 
 /**
@@ -131,7 +137,7 @@ function evenlySpaced(n: number, count: number): Int32Array {
 
 /**
  * Assigns each point to the centroid an HNSW index over the centroids returns (built anew each
- * iteration: the centroids all move), and measures recall on a fixed sample against the exact
+ * iteration: the centroids all move) or, when nearer, to its previous label's centroid, and measures recall on a fixed sample against the exact
  * nearest from `exact` (the task's kernel: the Lloyd labels). A sampled point counts as matched
  * when its approximate centroid is as near as the exact one (ties are not misses).
  */
@@ -146,6 +152,17 @@ export function createApproximateState(
   const samplePoints = new Float32Array(sample.length * d)
   for (let s = 0; s < sample.length; s++)
     samplePoints.set(points.subarray(sample[s]! * d, (sample[s]! + 1) * d), s * d)
+  let previous: { k: number; labels: Int32Array } | null = null
+
+  /** labels[i] = old[i] where the old centroid is strictly nearer (a tie keeps the index's answer). */
+  function keepNearer(labels: Int32Array, old: Int32Array, centroids: Float32Array): void {
+    for (let i = 0; i < n; i++) {
+      const was = old[i]!
+      if (was === labels[i]) continue
+      if (rowDistanceSq(points, i, centroids, was, d) < rowDistanceSq(points, i, centroids, labels[i]!, d))
+        labels[i] = was
+    }
+  }
 
   return {
     n,
@@ -155,6 +172,8 @@ export function createApproximateState(
       const index = shared ?? buildCentroidIndex(centroids, k, d, options)
       let t = performance.now()
       const labels = index.nearest(points, n)
+      if (previous && previous.k === k) keepNearer(labels, previous.labels, centroids)
+      if (options.keepPrevious ?? true) previous = { k, labels: labels.slice() }
       const searchMs = performance.now() - t
       t = performance.now()
       let matched = 0
