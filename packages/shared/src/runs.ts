@@ -58,7 +58,11 @@ export const WorkerIterationReport = z.object({
   maxRssBytes: z.number().nonnegative().optional(),
   /** Approximate assignment only: this worker's HNSW build, search and recall check, ms (its map stage's parts). */
   approximateMs: z
-    .object({ build: z.number().nonnegative(), search: z.number().nonnegative(), recall: z.number().nonnegative() })
+    .object({
+      build: z.number().nonnegative(),
+      search: z.number().nonnegative(),
+      recall: z.number().nonnegative(),
+    })
     .optional(),
 })
 export type WorkerIterationReport = z.infer<typeof WorkerIterationReport>
