@@ -110,6 +110,11 @@ export const IterationReport = z.object({
    * task) whose approximate centroid was an exact nearest one for this iteration's centroids.
    */
   assignmentRecall: z.number().min(0).max(1).optional(),
+  /**
+   * Approximate assignment only: on the same sample, Σ‖x − approximate centroid‖² ÷ Σ‖x − exact
+   * nearest‖² − 1 for this iteration's centroids (0 = the exact assignment's inertia).
+   */
+  assignmentInertiaGap: z.number().nonnegative().optional(),
 })
 export type IterationReport = z.infer<typeof IterationReport>
 

@@ -142,7 +142,14 @@ export const IterateResult = z.object({
   /** Point–centroid distances the map tasks evaluated (n·k per task for Lloyd; fewer once bounds prune). */
   distancesEvaluated: z.number(),
   /** Approximate assignment only: the recall sample's size and hits over this worker's tasks. */
-  recall: z.object({ sampled: count, matched: count }).optional(),
+  recall: z
+    .object({
+      sampled: count,
+      matched: count,
+      approximateSq: z.number().optional(),
+      exactSq: z.number().optional(),
+    })
+    .optional(),
   /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
   maxRssBytes: z.number(),
   /** Approximate assignment only: the index build, search and recall check, ms. */

@@ -256,6 +256,8 @@ export class KmeansWorkerState {
           recall = {
             sampled: (recall?.sampled ?? 0) + a.recall.sampled,
             matched: (recall?.matched ?? 0) + a.recall.matched,
+            approximateSq: (recall?.approximateSq ?? 0) + a.recall.approximateSq,
+            exactSq: (recall?.exactSq ?? 0) + a.recall.exactSq,
           }
           return a.labels
         }

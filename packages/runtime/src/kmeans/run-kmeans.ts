@@ -297,7 +297,10 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       report.partialBytesSaved = done.results.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
       report.reduction = opts.reduction ?? 'regroup'
       report.assignment = assignment
-      if (assignment === 'approximate') report.assignmentRecall = recallOf(done.results)
+      if (assignment === 'approximate') {
+        report.assignmentRecall = recallOf(done.results)
+        report.assignmentInertiaGap = inertiaGapOf(done.results)
+      }
       reports.push(report)
       iterationMs.push(opts.now() - started)
       opts.onIteration?.(report, update.centroids)
@@ -347,6 +350,17 @@ function recallOf(results: readonly IterateResult[]): number {
     matched += r.recall?.matched ?? 0
   }
   return sampled === 0 ? 1 : matched / sampled
+}
+
+/** Σ approximate ÷ Σ exact squared distances over the workers' recall samples, − 1 (0 when nothing was sampled). */
+function inertiaGapOf(results: readonly IterateResult[]): number {
+  let approximate = 0
+  let exact = 0
+  for (const r of results) {
+    approximate += r.recall?.approximateSq ?? 0
+    exact += r.recall?.exactSq ?? 0
+  }
+  return exact > 0 ? Math.max(0, approximate / exact - 1) : 0
 }
 
 /** Folds the workers' results into an {@link IterationReport}: stage ms = the slowest worker (critical path). */

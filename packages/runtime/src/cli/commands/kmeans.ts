@@ -67,6 +67,8 @@ export interface KmeansCommandOptions {
   hnswExpansion?: number
   /** Scalar type of the HNSW index's centroids. */
   hnswScalar?: HnswScalar
+  /** Points per map task whose approximate label is checked each iteration (default 256). */
+  recallSample?: number
   seed: number
   chunkBytes: number
   out?: string
@@ -131,7 +133,9 @@ function humanLine(r: IterationReport): string {
     .join(', ')
   const extra = [
     r.distanceFraction !== undefined ? `distance fraction ${r.distanceFraction.toPrecision(3)}` : '',
-    r.assignmentRecall !== undefined ? `approximate, recall ${r.assignmentRecall.toFixed(3)}` : '',
+    r.assignmentRecall !== undefined
+      ? `approximate, recall ${r.assignmentRecall.toFixed(3)}, sample inertia gap ${((r.assignmentInertiaGap ?? 0) * 100).toFixed(2)} %`
+      : '',
     r.broadcastBytesSaved ? `${r.broadcastBytesSaved} B saved by encoding` : '',
     r.partialBytesSaved ? `${r.partialBytesSaved} B saved by narrower sums` : '',
     r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
@@ -186,6 +190,7 @@ export async function runKmeansCommand(
       encoding: o.encoding,
       partials: o.partials,
       hnsw: hnswOf(o),
+      recallSample: o.recallSample,
       // Locally spawned workers share this machine: split its cores between the workers. Not
       // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
       // thread, so a worker's map tasks run one after another (measured at 100k × 512 × 1,000,
@@ -311,6 +316,11 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
         '--hnsw-scalar <type>',
         'approximate assignment: scalar type of the indexed centroids',
       ).choices(hnswScalars),
+    )
+    .option(
+      '--recall-sample <S>',
+      'approximate assignment: points per map task checked against the exact nearest centroid each iteration (default 256)',
+      nonNegativeInt('--recall-sample'),
     )
     .option(
       '--seed <S>',

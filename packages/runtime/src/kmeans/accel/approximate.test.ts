@@ -42,8 +42,21 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       const r = await state.assign(centroids, k)
       expect(state.sample).toHaveLength(400)
       let matched = 0
-      for (const i of state.sample) if (isNearest(points, i, centroids, k, d, r.labels[i]!)) matched++
-      expect(r.recall).toEqual({ sampled: 400, matched })
+      let approximateSq = 0
+      let exactSq = 0
+      for (const i of state.sample) {
+        if (isNearest(points, i, centroids, k, d, r.labels[i]!)) matched++
+        approximateSq += rowDistanceSq(points, i, centroids, r.labels[i]!, d)
+        let best = Number.POSITIVE_INFINITY
+        for (let j = 0; j < k; j++) best = Math.min(best, rowDistanceSq(points, i, centroids, j, d))
+        exactSq += best
+      }
+      expect(r.recall.sampled).toBe(400)
+      expect(r.recall.matched).toBe(matched)
+      // The sample's inertia under the approximate labels and under brute force's (the gap the report derives).
+      expect(r.recall.approximateSq).toBeCloseTo(approximateSq, 6)
+      expect(r.recall.exactSq).toBeCloseTo(exactSq, 6)
+      if (matched < 400) expect(approximateSq).toBeGreaterThan(exactSq)
       expect(r.distancesEvaluated).toBe(400 * k)
       // Every label is a real centroid.
       expect(r.labels.every((c) => c >= 0 && c < k)).toBe(true)
@@ -73,7 +86,8 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       expect(Array.from(shared.labels)).toEqual(Array.from(index.nearest(half, 600)))
       let matched = 0
       for (let i = 0; i < 600; i++) if (isNearest(half, i, centroids, k, d, shared.labels[i]!)) matched++
-      expect(shared.recall).toEqual({ sampled: 600, matched })
+      expect(shared.recall.sampled).toBe(600)
+      expect(shared.recall.matched).toBe(matched)
       expect(matched / 600).toBeGreaterThan(0.95)
       expect(shared.searchMs).toBeGreaterThan(0)
       expect(shared.recallMs).toBeGreaterThan(0)
@@ -162,7 +176,11 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       )
       // HNSW is a greedy graph search: even over 40 centroids it may miss a few (0.993 seen in CI),
       // so the recall is high, not certain; the unit test above checks the figure itself.
-      for (const r of approximate.reports) expect(r.assignmentRecall).toBeGreaterThan(0.95)
+      for (const r of approximate.reports) {
+        expect(r.assignmentRecall).toBeGreaterThan(0.95)
+        // Every miss costs inertia, a hit none: the gap is 0 exactly when the recall is 1.
+        expect(r.assignmentInertiaGap! > 0).toBe(r.assignmentRecall! < 1)
+      }
       // One index per worker per iteration: every worker reports its build, search and recall times.
       for (const r of approximate.reports)
         for (const w of r.workers) expect(w.approximateMs?.build ?? -1, `rank ${w.rank}`).toBeGreaterThan(0)

@@ -100,6 +100,9 @@ export function buildCentroidIndex(
 export interface RecallCount {
   sampled: number
   matched: number
+  /** Σ over the sample of the squared distance to the approximate centroid, and to the exact nearest. */
+  approximateSq: number
+  exactSq: number
 }
 
 /** One iteration of approximate assignment. */
@@ -178,6 +181,8 @@ export function createApproximateState(
       const searchMs = performance.now() - t
       t = performance.now()
       let matched = 0
+      let approximateSq = 0
+      let exactSq = 0
       if (sample.length > 0) {
         const truth = (await exact.assign(samplePoints, centroids, d)).labels
         for (let s = 0; s < sample.length; s++) {
@@ -185,12 +190,14 @@ export function createApproximateState(
           const approx = rowDistanceSq(points, i, centroids, labels[i]!, d)
           const best = rowDistanceSq(points, i, centroids, truth[s]!, d)
           if (approx <= best) matched++
+          approximateSq += approx
+          exactSq += best
         }
       }
       return {
         labels,
         distancesEvaluated: sample.length * k,
-        recall: { sampled: sample.length, matched },
+        recall: { sampled: sample.length, matched, approximateSq, exactSq },
         searchMs,
         recallMs: performance.now() - t,
       }
