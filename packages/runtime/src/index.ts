@@ -102,7 +102,16 @@ export { loadZipImages, zipLayout } from './images/zip-images.ts'
 export type { ZipArchive, ZipFileEntry } from './images/zip-reader.ts'
 export { MAX_ZIP_ENTRY_BYTES, openZipArchive } from './images/zip-reader.ts'
 export type { AccelAssignResult, AccelOptions, AccelState } from './kmeans/accel/accel-state.ts'
-export { type ApproximateOptions, createApproximateState } from './kmeans/accel/approximate.ts'
+export {
+  type ApproximateOptions,
+  buildCentroidIndex,
+  type CentroidIndex,
+  createApproximateState,
+  DEFAULT_HNSW,
+  type HnswOptions,
+  type HnswScalar,
+  hnswScalars,
+} from './kmeans/accel/approximate.ts'
 export { createHamerlyState } from './kmeans/accel/hamerly.ts'
 export type { PartialSums } from './kmeans/accel/partial-sums.ts'
 export { accumulatePartialSums } from './kmeans/accel/partial-sums.ts'

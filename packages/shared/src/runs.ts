@@ -56,6 +56,14 @@ export const WorkerIterationReport = z.object({
   distancesEvaluated: z.number().nonnegative().optional(),
   /** Peak resident set of this worker's process so far, bytes (absent in older reports). */
   maxRssBytes: z.number().nonnegative().optional(),
+  /** Approximate assignment only: this worker's HNSW build, search and recall check, ms (its map stage's parts). */
+  approximateMs: z
+    .object({
+      build: z.number().nonnegative(),
+      search: z.number().nonnegative(),
+      recall: z.number().nonnegative(),
+    })
+    .optional(),
 })
 export type WorkerIterationReport = z.infer<typeof WorkerIterationReport>
 
@@ -102,6 +110,11 @@ export const IterationReport = z.object({
    * task) whose approximate centroid was an exact nearest one for this iteration's centroids.
    */
   assignmentRecall: z.number().min(0).max(1).optional(),
+  /**
+   * Approximate assignment only: on the same sample, Σ‖x − approximate centroid‖² ÷ Σ‖x − exact
+   * nearest‖² − 1 for this iteration's centroids (0 = the exact assignment's inertia).
+   */
+  assignmentInertiaGap: z.number().nonnegative().optional(),
 })
 export type IterationReport = z.infer<typeof IterationReport>
 

@@ -39,6 +39,14 @@ export const LoadRequest = z.object({
   assignment: z.enum(['exact', 'approximate']).optional(),
   /** Points per task in the approximate assignment's recall sample (default 256). */
   recallSample: z.number().int().nonnegative().optional(),
+  /** HNSW tuning of the approximate assignment (defaults: `DEFAULT_HNSW` in accel/approximate.ts). */
+  hnsw: z
+    .object({
+      connectivity: z.number().int().positive().optional(),
+      expansionSearch: z.number().int().positive().optional(),
+      scalar: z.enum(['f32', 'f16', 'i8']).optional(),
+    })
+    .optional(),
   /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
   k: z.number().int().positive().optional(),
   partition: PartitionSpec,
@@ -71,6 +79,11 @@ export const IterateRequest = z.object({
   timeoutMs: z.number().positive().optional(),
   /** How the root's centroid blob is encoded (default float32); every worker decodes it after the broadcast. */
   encoding: z.enum(['float32', 'float16', 'uint8']).optional(),
+  /**
+   * Encoding of the cluster-sum blocks of the regroup, reduce and combine stages (default
+   * `exact`: int32 or float64); `float32` rounds non-integer sums (docs/runtime.md, "Float32 partial sums").
+   */
+  partials: z.enum(['exact', 'float32']).optional(),
 })
 export type IterateRequest = z.infer<typeof IterateRequest>
 
@@ -129,9 +142,18 @@ export const IterateResult = z.object({
   /** Point–centroid distances the map tasks evaluated (n·k per task for Lloyd; fewer once bounds prune). */
   distancesEvaluated: z.number(),
   /** Approximate assignment only: the recall sample's size and hits over this worker's tasks. */
-  recall: z.object({ sampled: count, matched: count }).optional(),
+  recall: z
+    .object({
+      sampled: count,
+      matched: count,
+      approximateSq: z.number().optional(),
+      exactSq: z.number().optional(),
+    })
+    .optional(),
   /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
   maxRssBytes: z.number(),
+  /** Approximate assignment only: the index build, search and recall check, ms. */
+  approximateMs: z.object({ build: z.number(), search: z.number(), recall: z.number() }).optional(),
 })
 export type IterateResult = z.infer<typeof IterateResult>
 

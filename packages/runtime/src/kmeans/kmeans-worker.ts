@@ -13,7 +13,13 @@ import { openNpy } from '../formats/index.ts'
 import { asFloat32, bytesOf } from '../framework/control-channel.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
 import type { AccelState } from './accel/accel-state.ts'
-import { type ApproximateState, createApproximateState } from './accel/approximate.ts'
+import {
+  type ApproximateState,
+  buildCentroidIndex,
+  type CentroidIndex,
+  createApproximateState,
+  type HnswOptions,
+} from './accel/approximate.ts'
 import { createHamerlyState } from './accel/hamerly.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
@@ -66,7 +72,7 @@ interface ReducedSums {
   combineMs: number
   sparseMessages: number
   denseMessages: number
-  /** Bytes the int32 form of integer sums saved against float64 in this worker's messages. */
+  /** Bytes the int32 / float32 forms of the sums saved against float64 in this worker's messages. */
   savedBytes: number
 }
 
@@ -82,9 +88,9 @@ async function reduceSums(
   partials: readonly Partials[],
   now: () => number,
 ): Promise<ReducedSums> {
-  const base = clusterSumsCombiner(req.d)
+  const base = clusterSumsCombiner(req.d, req.partials ?? 'exact')
   let savedBytes = 0
-  // Counts what the exact int32 form of integer sums saved on the wire (the report's partialBytesSaved).
+  // Counts what the int32 (or float32) form of the sums saved on the wire (the report's partialBytesSaved).
   const combiner: Combiner<Partials> = {
     ...base,
     encode(p, from, to) {
@@ -131,6 +137,8 @@ async function reduceSums(
 export class KmeansWorkerState {
   private tasks: MapTask[] = []
   private d = 0
+  /** Approximate assignment: the index tuning, threads included (null under exact assignment). */
+  private hnsw: HnswOptions | null = null
 
   constructor(
     private readonly factory: KernelFactory | null,
@@ -164,6 +172,7 @@ export class KmeansWorkerState {
     // onnxruntime-node runs a session synchronously on the JS thread (its async `run` is a
     // setImmediate around the native call), so a worker's map tasks take turns: each gets all cores.
     const threads = req.threadsPerTask ?? availableParallelism()
+    this.hnsw = req.assignment === 'approximate' ? { threads, ...req.hnsw } : null
     const b = blockBounds(n, slots)
     for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
@@ -171,7 +180,11 @@ export class KmeansWorkerState {
       const taskN = req.d === 0 ? 0 : pts.length / req.d
       const approximate =
         req.assignment === 'approximate'
-          ? createApproximateState(pts, taskN, req.d, kernel, { recallSample: req.recallSample, threads })
+          ? createApproximateState(pts, taskN, req.d, kernel, {
+              recallSample: req.recallSample,
+              threads,
+              ...req.hnsw,
+            })
           : null
       const accel = approximate ? null : createAccelState(req.algorithm ?? 'lloyd', pts, req.d, kernel)
       if (req.k !== undefined) await kernel.prepare?.(req.d, req.k, accel ? accel.kernelPasses : ['assign'])
@@ -223,6 +236,10 @@ export class KmeansWorkerState {
     let points = 0
     let distancesEvaluated = 0
     let recall: IterateResult['recall']
+    // One index per worker and iteration, shared by its map tasks (each task building its own
+    // multiplied the build, the larger cost at k ≥ 100,000, by the slots).
+    const index: CentroidIndex | null = this.hnsw ? buildCentroidIndex(centroids, k, d, this.hnsw) : null
+    const approximateMs = index ? { build: index.buildMs, search: 0, recall: 0 } : undefined
     // The map tasks are started together (a kernel whose native call is truly asynchronous would
     // overlap; onnxruntime-node's does not); their sums are then updated task by task, in a fixed
     // order, so results do not depend on timing.
@@ -230,11 +247,17 @@ export class KmeansWorkerState {
     const assigned = await Promise.all(
       this.tasks.map(async (task) => {
         if (task.approximate) {
-          const a = await task.approximate.assign(centroids, k)
+          const a = await task.approximate.assign(centroids, k, index ?? undefined)
+          if (approximateMs) {
+            approximateMs.search += a.searchMs
+            approximateMs.recall += a.recallMs
+          }
           distancesEvaluated += a.distancesEvaluated
           recall = {
             sampled: (recall?.sampled ?? 0) + a.recall.sampled,
             matched: (recall?.matched ?? 0) + a.recall.matched,
+            approximateSq: (recall?.approximateSq ?? 0) + a.recall.approximateSq,
+            exactSq: (recall?.exactSq ?? 0) + a.recall.exactSq,
           }
           return a.labels
         }
@@ -286,6 +309,7 @@ export class KmeansWorkerState {
       skipped: bc.skipped,
       distancesEvaluated,
       ...(recall ? { recall } : {}),
+      ...(approximateMs ? { approximateMs } : {}),
       // maxRSS is in kibibytes.
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
     }

@@ -399,3 +399,79 @@ describe('exact integer partial sums', () => {
     expect(reports.map((r) => r.partialBytesSaved)).toEqual([0, 0])
   })
 })
+
+describe('float32 partial sums (docs/runtime.md, "Float32 partial sums")', () => {
+  const U = 2 ** -24
+  // Encodes along any path to the root: direct / three-stage 2 (shuffle, gather), ring p (p − 1
+  // hops, gather), a tree ≤ p − 1 levels + the move to the root.
+  const R = Math.max(2, P)
+
+  it('after one iteration every centroid coordinate is within the proven bound of the exact run, on data built to cancel', async () => {
+    // Adversarial: each coordinate ±(1e4 … 1.01e4) with a random sign, so a cluster's sum cancels
+    // (Σ|x|/n ≫ |c|) and no sum is a float32 value: the bound's worst case, not the easy one.
+    const rng = createRng(5)
+    const adv = new Float32Array(N * D)
+    for (let i = 0; i < adv.length; i++) adv[i] = (rng.next() < 0.5 ? -1 : 1) * (1e4 + rng.next() * 100)
+    const start = adv.slice(0, K * D)
+    // The first iteration's labels come from `start` in both modes: the bound's Σ|x| and counts.
+    const labels = assignReference(adv, start, D).labels
+    const abs = new Float64Array(K * D)
+    const count = new Float64Array(K)
+    for (let i = 0; i < N; i++) {
+      count[labels[i]!]! += 1
+      for (let t = 0; t < D; t++) abs[labels[i]! * D + t]! += Math.abs(adv[i * D + t]!)
+    }
+    const growth = (1 + U) ** R - 1
+    const cases = [
+      ...aggregationModes.map((aggregation) => ({ aggregation })),
+      ...treeReductions.map((reduction) => ({ reduction })),
+    ]
+    for (const mode of cases) {
+      const name = JSON.stringify(mode)
+      const common = {
+        data: { kind: 'inline' as const, points: adv, d: D },
+        init: start,
+        maxIterations: 1,
+        ...mode,
+      }
+      const exact = await runKmeans(pool, options({ ...common, partials: 'exact' }))
+      const saved: number[] = []
+      const f32 = await runKmeans(
+        pool,
+        options({ ...common, partials: 'float32', onIteration: (r) => saved.push(r.partialBytesSaved ?? 0) }),
+      )
+      let worst = 0
+      let moved = 0
+      for (let j = 0; j < K; j++) {
+        if (count[j] === 0) continue
+        for (let t = 0; t < D; t++) {
+          const a = exact.centroids[j * D + t]!
+          const b = f32.centroids[j * D + t]!
+          // Sum error ≤ ((1+u)^R − 1)·Σ|x|; ÷ n; plus each centroid's own rounding to float32.
+          const bound = growth * (abs[j * D + t]! / count[j]!) * (1 + 1e-9) + U * (Math.abs(a) + Math.abs(b))
+          worst = Math.max(worst, Math.abs(a - b) / bound)
+          if (a !== b) moved++
+        }
+      }
+      expect(worst, name).toBeLessThanOrEqual(1)
+      // allreduce sums one packed float64 vector (no codec): nothing rounded, nothing saved.
+      if ('aggregation' in mode && mode.aggregation === 'allreduce') {
+        expect(moved, name).toBe(0)
+        expect(saved, name).toEqual([0])
+      } else {
+        expect(moved, name).toBeGreaterThan(0)
+        expect(saved[0], name).toBeGreaterThan(0)
+      }
+    }
+  })
+
+  it('a whole run ends within 1e-6 relative of the exact run’s inertia, and exact mode is the default bitwise', async () => {
+    for (const aggregation of ['three-stage', 'ring'] as const) {
+      const exact = await runKmeans(pool, options({ aggregation, partials: 'exact' }))
+      const byDefault = await runKmeans(pool, options({ aggregation }))
+      expect(Array.from(byDefault.centroids)).toEqual(Array.from(exact.centroids))
+      const f32 = await runKmeans(pool, options({ aggregation, partials: 'float32' }))
+      expect(Math.abs(f32.inertia - exact.inertia) / exact.inertia, aggregation).toBeLessThan(1e-6)
+    }
+  })
+})

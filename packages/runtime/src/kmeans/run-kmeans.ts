@@ -3,6 +3,7 @@ import { stageNames } from '@codebook/shared'
 import type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
 import { blockBounds } from '../collectives/group.ts'
 import type { ReductionChoice } from '../collectives/reduce/reduce.ts'
+import type { PartialsEncoding } from '../collectives/regroup/partials.ts'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { CodebookError, UsageError } from '../errors.ts'
 import { asFloat64, bytesOf } from '../framework/control-channel.ts'
@@ -78,8 +79,15 @@ export interface KmeansRunOptions {
   assignment?: KmeansAssignment
   /** Points per map task in the approximate assignment's recall sample (default 256). */
   recallSample?: number
+  /** HNSW tuning of the approximate assignment (defaults: `DEFAULT_HNSW`). */
+  hnsw?: LoadRequest['hnsw']
   /** Encoding of the centroid broadcast (default float32: exact). */
   encoding?: CentroidEncoding
+  /**
+   * Encoding of the cluster-sum blocks (default `exact`: int32 or float64); `float32` rounds
+   * non-integer sums on the wire, within the bound of docs/runtime.md ("Float32 partial sums").
+   */
+  partials?: PartialsEncoding
   /** Threads per map task's kernel (see LoadRequest.threadsPerTask); each worker decides when absent. */
   threadsPerTask?: number
   /** The root waits this long for every receiver's broadcast acknowledgement (default 60 s). */
@@ -156,6 +164,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       algorithm,
       assignment,
       recallSample: opts.recallSample,
+      hnsw: opts.hnsw,
       k,
       partition,
     }
@@ -221,6 +230,7 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
           taskCounts: ranks.map(() => slots),
           timeoutMs: opts.timeoutMs,
           encoding,
+          partials: opts.partials ?? 'exact',
         }
         const blob = encoding === 'float32' ? bytesOf(centroids) : encodeCentroids(centroids, k, d, encoding)
         let aborted = false
@@ -287,7 +297,10 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       report.partialBytesSaved = done.results.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
       report.reduction = opts.reduction ?? 'regroup'
       report.assignment = assignment
-      if (assignment === 'approximate') report.assignmentRecall = recallOf(done.results)
+      if (assignment === 'approximate') {
+        report.assignmentRecall = recallOf(done.results)
+        report.assignmentInertiaGap = inertiaGapOf(done.results)
+      }
       reports.push(report)
       iterationMs.push(opts.now() - started)
       opts.onIteration?.(report, update.centroids)
@@ -339,6 +352,17 @@ function recallOf(results: readonly IterateResult[]): number {
   return sampled === 0 ? 1 : matched / sampled
 }
 
+/** Σ approximate ÷ Σ exact squared distances over the workers' recall samples, − 1 (0 when nothing was sampled). */
+function inertiaGapOf(results: readonly IterateResult[]): number {
+  let approximate = 0
+  let exact = 0
+  for (const r of results) {
+    approximate += r.recall?.approximateSq ?? 0
+    exact += r.recall?.exactSq ?? 0
+  }
+  return exact > 0 ? Math.max(0, approximate / exact - 1) : 0
+}
+
 /** Folds the workers' results into an {@link IterationReport}: stage ms = the slowest worker (critical path). */
 export function buildReport(
   iteration: number,
@@ -388,6 +412,7 @@ export function buildReport(
     reassigned: r.reassigned,
     distancesEvaluated: r.distancesEvaluated,
     maxRssBytes: r.maxRssBytes,
+    ...(r.approximateMs ? { approximateMs: r.approximateMs } : {}),
   }))
   return {
     iteration,

@@ -73,6 +73,46 @@ describe('codebook bench kmeans', () => {
     expect(printed.peakRssMB).toBeGreaterThan(process.memoryUsage().heapUsed / 2 ** 20 / 2)
     expect(printed.peakRssMB).toBeLessThan(64 * 1024)
   })
+
+  it('approximate with HNSW flags and float32 partials: per-iteration build/search/recall parts, bytes saved', async () => {
+    const [n, d, k, blobs, seed] = [1200, 8, 30, 30, 5]
+    const io = collect()
+    const common = { n, d, k, iterations: 3, algorithm: 'auto' as const, workers: 2, slots: 2 }
+    const run = (over: object) =>
+      runBenchKmeans({ ...common, kernel: 'reference', tol: 0, blobs, seed, json: true, ...over }, collect())
+    const approximate = await runBenchKmeans(
+      {
+        ...common,
+        kernel: 'reference',
+        tol: 0,
+        blobs,
+        seed,
+        json: true,
+        assignment: 'approximate',
+        hnswConnectivity: 8,
+        hnswExpansion: 16,
+        hnswScalar: 'f16',
+        partials: 'float32',
+      },
+      io,
+    )
+    expect(JSON.parse(io.out.join(''))).toEqual(JSON.parse(JSON.stringify(approximate)))
+    expect(approximate.perIteration).toHaveLength(3)
+    for (const p of approximate.perIteration) {
+      expect(p.approximate?.buildMs).toBeGreaterThan(0)
+      expect(p.approximate?.searchMs).toBeGreaterThan(0)
+      expect(p.approximate?.recall).toBeGreaterThan(0.5)
+      // Build and search are parts of the map stage.
+      expect(p.approximate!.buildMs + p.approximate!.searchMs).toBeLessThanOrEqual(p.stageMs.map)
+    }
+    // Real-valued sums travel as float32: bytes saved every iteration (2 workers exchange blocks).
+    expect(approximate.partialBytesSaved).toBeGreaterThan(0)
+    // Independent: the exact run on the same data ends at an inertia the approximate one nearly matches.
+    const exact = await run({})
+    expect(exact.perIteration.every((p) => p.approximate === undefined)).toBe(true)
+    expect(exact.partialBytesSaved).toBeUndefined()
+    expect(approximate.inertia).toBeLessThanOrEqual(exact.inertia * 1.05)
+  })
 })
 
 /** Whether Debian's python3-faiss is importable here (CI machines may not have it). */

@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type StageName, stageNames } from '@codebook/shared'
+import { type IterationReport, type StageName, stageNames } from '@codebook/shared'
 import { type Command, Option } from 'commander'
+import { type PartialsEncoding, partialsEncodings } from '../../collectives/regroup/partials.ts'
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
+import { type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -31,6 +33,12 @@ export interface BenchKmeansOptions {
   algorithm: KmeansAlgorithmChoice
   /** Exact (default) or approximate (HNSW) assignment. */
   assignment?: KmeansAssignment
+  /** Cluster-sum encoding of the regroup/combine (default exact). */
+  partials?: PartialsEncoding
+  /** HNSW tuning of the approximate assignment (`codebook kmeans`'s flags). */
+  hnswConnectivity?: number
+  hnswExpansion?: number
+  hnswScalar?: HnswScalar
   /** A .npy to cluster instead of generated data. */
   data?: string
   /** Initial centroids .npy; default: the generated data's seeded random rows, or `--init random` over `data`. */
@@ -65,15 +73,40 @@ export interface BenchKmeansResult {
   distanceFraction: number
   /** Approximate assignment: the mean of the iterations' sampled recall. */
   assignmentRecall?: number
+  /** Bytes the int32 / float32 sums saved against float64, over all iterations (absent when none). */
+  partialBytesSaved?: number
   /** Peak resident set, MiB: the largest of the driver's and every worker's process. */
   peakRssMB: number
   /**
    * Each iteration: driver wall time, each stage's time (slowest worker) within it, and the
    * fraction of the n·k distances evaluated, to see where a run's time goes.
    */
-  perIteration: Array<{ ms: number; stageMs: Record<StageName, number>; distanceFraction: number }>
+  perIteration: Array<{
+    ms: number
+    stageMs: Record<StageName, number>
+    distanceFraction: number
+    /** Approximate assignment: index build, search and recall check (slowest worker each), and the recall. */
+    approximate?: { buildMs: number; searchMs: number; recallMs: number; recall: number }
+  }>
   /** With `--faiss`: FAISS on the same data and init, or why it could not run. */
   faiss?: FaissAnchor
+}
+
+/** An approximate iteration's parts (slowest worker each, ms rounded to 0.1), or nothing. */
+function approximateParts(
+  r: IterationReport,
+): Pick<BenchKmeansResult['perIteration'][number], 'approximate'> {
+  if (r.assignmentRecall === undefined) return {}
+  const slowest = (part: 'build' | 'search' | 'recall') =>
+    Math.round(Math.max(0, ...r.workers.map((w) => w.approximateMs?.[part] ?? 0)) * 10) / 10
+  return {
+    approximate: {
+      buildMs: slowest('build'),
+      searchMs: slowest('search'),
+      recallMs: slowest('recall'),
+      recall: r.assignmentRecall,
+    },
+  }
 }
 
 /**
@@ -123,6 +156,10 @@ export async function runBenchKmeans(
         kernel: o.kernel,
         algorithm: o.algorithm,
         assignment: o.assignment,
+        partials: o.partials,
+        hnswConnectivity: o.hnswConnectivity,
+        hnswExpansion: o.hnswExpansion,
+        hnswScalar: o.hnswScalar,
         json: true,
       },
       silent,
@@ -130,6 +167,7 @@ export async function runBenchKmeans(
     )
     const fractions = run.reports.map((r) => r.distanceFraction ?? 1)
     const recalls = run.reports.flatMap((r) => (r.assignmentRecall === undefined ? [] : [r.assignmentRecall]))
+    const saved = run.reports.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
     let rss = process.resourceUsage().maxRSS * 1024
     for (const r of run.reports) for (const w of r.workers) rss = Math.max(rss, w.maxRssBytes ?? 0)
     // FAISS runs after Codebook (not alongside: both use every core) on the same files.
@@ -151,6 +189,7 @@ export async function runBenchKmeans(
       ...(recalls.length > 0
         ? { assignmentRecall: recalls.reduce((s, v) => s + v, 0) / recalls.length }
         : {}),
+      ...(saved > 0 ? { partialBytesSaved: saved } : {}),
       peakRssMB: rss / 2 ** 20,
       perIteration: run.reports.map((r, i) => ({
         ms: Math.round(run.iterationMs[i]! * 10) / 10,
@@ -158,6 +197,7 @@ export async function runBenchKmeans(
           stageNames.map((st) => [st, Math.round(r.stages[st].ms * 10) / 10]),
         ) as Record<StageName, number>,
         distanceFraction: Math.round((r.distanceFraction ?? 1) * 1e4) / 1e4,
+        ...approximateParts(r),
       })),
       ...(faiss ? { faiss } : {}),
     }
@@ -170,6 +210,7 @@ export async function runBenchKmeans(
             (result.assignmentRecall === undefined
               ? ''
               : `approximate recall ${result.assignmentRecall.toFixed(3)}, `) +
+            (result.partialBytesSaved ? `${result.partialBytesSaved} B saved by narrower sums, ` : '') +
             `peak RSS ${result.peakRssMB.toFixed(0)} MiB\n` +
             (faiss ? faissLine(faiss, result.msPerIteration) : ''),
     )
@@ -214,6 +255,18 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
         .choices(kmeansAssignments)
         .default('exact'),
     )
+    .addOption(
+      new Option('--partials <enc>', 'cluster-sum encoding: exact, or float32 (lossy, bounded)')
+        .choices(partialsEncodings)
+        .default('exact'),
+    )
+    .option('--hnsw-connectivity <M>', 'approximate: HNSW graph degree', positiveInt('--hnsw-connectivity'))
+    .option(
+      '--hnsw-expansion <EF>',
+      'approximate: HNSW search expansion (insertion twice it)',
+      positiveInt('--hnsw-expansion'),
+    )
+    .addOption(new Option('--hnsw-scalar <type>', 'approximate: index scalar type').choices(hnswScalars))
     .option('--data <file>', 'cluster this .npy instead of generated data')
     .option('--init <file>', 'initial centroids .npy (default: seeded random rows)')
     .option('--workers <P>', 'worker processes', positiveInt('--workers'), 1)

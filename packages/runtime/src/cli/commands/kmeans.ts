@@ -3,6 +3,7 @@ import { type IterationReport, runDefaults, type Topology } from '@codebook/shar
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
 import { type ReductionChoice, reductionChoices } from '../../collectives/reduce/reduce.ts'
+import { type PartialsEncoding, partialsEncodings } from '../../collectives/regroup/partials.ts'
 import {
   type AggregationMode,
   aggregationModes,
@@ -12,6 +13,7 @@ import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
+import { DEFAULT_HNSW, type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -57,6 +59,16 @@ export interface KmeansCommandOptions {
   assignment?: KmeansAssignment
   /** Encoding of the centroid broadcast (default float32). */
   encoding?: CentroidEncoding
+  /** Encoding of the cluster-sum blocks (default exact: int32 or float64; float32 is lossy, bounded). */
+  partials?: PartialsEncoding
+  /** HNSW graph degree of the approximate assignment. */
+  hnswConnectivity?: number
+  /** HNSW search expansion of the approximate assignment (insertion: twice it). */
+  hnswExpansion?: number
+  /** Scalar type of the HNSW index's centroids. */
+  hnswScalar?: HnswScalar
+  /** Points per map task whose approximate label is checked each iteration (default 256). */
+  recallSample?: number
   seed: number
   chunkBytes: number
   out?: string
@@ -102,6 +114,15 @@ async function placedRacks(o: KmeansCommandOptions, topology: Topology | null): 
   return mappedWorkerRacks(topology, planNodeNames(plan, topology, o.workers, o.planner))
 }
 
+/** The HNSW tuning the flags give (undefined fields: the defaults of accel/approximate.ts). */
+export function hnswOf(o: { hnswConnectivity?: number; hnswExpansion?: number; hnswScalar?: HnswScalar }): {
+  connectivity?: number
+  expansionSearch?: number
+  scalar?: HnswScalar
+} {
+  return { connectivity: o.hnswConnectivity, expansionSearch: o.hnswExpansion, scalar: o.hnswScalar }
+}
+
 /** Formats one iteration for people: inertia, then each stage's time and bytes. */
 function humanLine(r: IterationReport): string {
   const stages = Object.entries(r.stages)
@@ -112,9 +133,11 @@ function humanLine(r: IterationReport): string {
     .join(', ')
   const extra = [
     r.distanceFraction !== undefined ? `distance fraction ${r.distanceFraction.toPrecision(3)}` : '',
-    r.assignmentRecall !== undefined ? `approximate, recall ${r.assignmentRecall.toFixed(3)}` : '',
+    r.assignmentRecall !== undefined
+      ? `approximate, recall ${r.assignmentRecall.toFixed(3)}, sample inertia gap ${((r.assignmentInertiaGap ?? 0) * 100).toFixed(2)} %`
+      : '',
     r.broadcastBytesSaved ? `${r.broadcastBytesSaved} B saved by encoding` : '',
-    r.partialBytesSaved ? `${r.partialBytesSaved} B saved by int32 sums` : '',
+    r.partialBytesSaved ? `${r.partialBytesSaved} B saved by narrower sums` : '',
     r.emptyClustersSplit ? `${r.emptyClustersSplit} empty split` : '',
     r.restarts ? `${r.restarts} restarts` : '',
   ]
@@ -165,6 +188,9 @@ export async function runKmeansCommand(
       algorithm: o.algorithm,
       assignment: o.assignment,
       encoding: o.encoding,
+      partials: o.partials,
+      hnsw: hnswOf(o),
+      recallSample: o.recallSample,
       // Locally spawned workers share this machine: split its cores between the workers. Not
       // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
       // thread, so a worker's map tasks run one after another (measured at 100k × 512 × 1,000,
@@ -266,6 +292,35 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')
         .choices(CENTROID_ENCODINGS)
         .default('float32'),
+    )
+    .addOption(
+      new Option(
+        '--partials <enc>',
+        'cluster-sum encoding of the regroup/combine: exact (int32 for integer sums, else float64) or float32 (lossy, bounded: docs/runtime.md)',
+      )
+        .choices(partialsEncodings)
+        .default('exact'),
+    )
+    .option(
+      '--hnsw-connectivity <M>',
+      `approximate assignment: HNSW graph degree (default ${DEFAULT_HNSW.connectivity})`,
+      positiveInt('--hnsw-connectivity'),
+    )
+    .option(
+      '--hnsw-expansion <EF>',
+      `approximate assignment: HNSW search expansion, insertion twice it (default ${DEFAULT_HNSW.expansionSearch})`,
+      positiveInt('--hnsw-expansion'),
+    )
+    .addOption(
+      new Option(
+        '--hnsw-scalar <type>',
+        'approximate assignment: scalar type of the indexed centroids',
+      ).choices(hnswScalars),
+    )
+    .option(
+      '--recall-sample <S>',
+      'approximate assignment: points per map task checked against the exact nearest centroid each iteration (default 256)',
+      nonNegativeInt('--recall-sample'),
     )
     .option(
       '--seed <S>',

@@ -5,7 +5,7 @@ import { WorkerPool } from '../../framework/worker-pool.ts'
 import { generateBlobs } from '../bench-data.ts'
 import { createReferenceKernel, rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { assignmentAlgorithm, runKmeans } from '../run-kmeans.ts'
-import { createApproximateState } from './approximate.ts'
+import { buildCentroidIndex, createApproximateState } from './approximate.ts'
 
 /** Brute force in the test: is centroid `c` an exact nearest of row i (ties count)? */
 function isNearest(
@@ -42,14 +42,93 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       const r = await state.assign(centroids, k)
       expect(state.sample).toHaveLength(400)
       let matched = 0
-      for (const i of state.sample) if (isNearest(points, i, centroids, k, d, r.labels[i]!)) matched++
-      expect(r.recall).toEqual({ sampled: 400, matched })
+      let approximateSq = 0
+      let exactSq = 0
+      for (const i of state.sample) {
+        if (isNearest(points, i, centroids, k, d, r.labels[i]!)) matched++
+        approximateSq += rowDistanceSq(points, i, centroids, r.labels[i]!, d)
+        let best = Number.POSITIVE_INFINITY
+        for (let j = 0; j < k; j++) best = Math.min(best, rowDistanceSq(points, i, centroids, j, d))
+        exactSq += best
+      }
+      expect(r.recall.sampled).toBe(400)
+      expect(r.recall.matched).toBe(matched)
+      // The sample's inertia under the approximate labels and under brute force's (the gap the report derives).
+      expect(r.recall.approximateSq).toBeCloseTo(approximateSq, 6)
+      expect(r.recall.exactSq).toBeCloseTo(exactSq, 6)
+      if (matched < 400) expect(approximateSq).toBeGreaterThan(exactSq)
       expect(r.distancesEvaluated).toBe(400 * k)
       // Every label is a real centroid.
       expect(r.labels.every((c) => c >= 0 && c < k)).toBe(true)
       if (tuning.connectivity === 2) expect(matched).toBeLessThan(400)
       else expect(matched / 400).toBeGreaterThan(0.95)
     }
+  })
+
+  it('a worker-shared index gives each task the labels its own index would, and the parts are timed', async () => {
+    const d = 8
+    const k = 500
+    const { points: centroids } = generateBlobs({ n: k, d, blobs: 0, seed: 3 })
+    const { points } = generateBlobs({ n: 1200, d, blobs: 0, seed: 4 })
+    // Two "map tasks" over halves of the points, one index built once for both.
+    const halves = [points.subarray(0, 600 * d), points.subarray(600 * d)]
+    const tuning = { connectivity: 16, expansionSearch: 64, threads: 1 }
+    const index = buildCentroidIndex(centroids, k, d, tuning)
+    expect(index.k).toBe(k)
+    expect(index.buildMs).toBeGreaterThan(0)
+    for (const half of halves) {
+      const state = createApproximateState(half, 600, d, createReferenceKernel(), {
+        recallSample: 600,
+        ...tuning,
+      })
+      const shared = await state.assign(centroids, k, index)
+      // The index's answers are the labels, whoever built it: the same as a direct query.
+      expect(Array.from(shared.labels)).toEqual(Array.from(index.nearest(half, 600)))
+      let matched = 0
+      for (let i = 0; i < 600; i++) if (isNearest(half, i, centroids, k, d, shared.labels[i]!)) matched++
+      expect(shared.recall.sampled).toBe(600)
+      expect(shared.recall.matched).toBe(matched)
+      expect(matched / 600).toBeGreaterThan(0.95)
+      expect(shared.searchMs).toBeGreaterThan(0)
+      expect(shared.recallMs).toBeGreaterThan(0)
+    }
+  })
+
+  it('keeps a point’s previous centroid when it is nearer than the index’s answer', async () => {
+    const d = 16
+    const k = 3000
+    const { points: centroids } = generateBlobs({ n: k, d, blobs: 0, seed: 1 })
+    const { points } = generateBlobs({ n: 2000, d, blobs: 0, seed: 2 })
+    const n = points.length / d
+    // Two thin indexes over the same centroids miss different points.
+    const thin = (connectivity: number) =>
+      buildCentroidIndex(centroids, k, d, { connectivity, expansionAdd: 2, expansionSearch: 1, threads: 1 })
+    const first = thin(2)
+    const second = thin(3)
+    const a = first.nearest(points, n)
+    const b = second.nearest(points, n)
+    const state = createApproximateState(points, n, d, createReferenceKernel(), {
+      recallSample: 0,
+      threads: 1,
+    })
+    await state.assign(centroids, k, first)
+    const r = await state.assign(centroids, k, second)
+    let kept = 0
+    for (let i = 0; i < n; i++) {
+      const da = rowDistanceSq(points, i, centroids, a[i]!, d)
+      const db = rowDistanceSq(points, i, centroids, b[i]!, d)
+      expect(r.labels[i]).toBe(da < db ? a[i] : b[i])
+      if (da < db) kept++
+    }
+    expect(kept).toBeGreaterThan(0)
+    // Off: the index's answer as it is.
+    const plain = createApproximateState(points, n, d, createReferenceKernel(), {
+      recallSample: 0,
+      threads: 1,
+      keepPrevious: false,
+    })
+    await plain.assign(centroids, k, first)
+    expect(Array.from((await plain.assign(centroids, k, second)).labels)).toEqual(Array.from(b))
   })
 
   it('refuses to mix with bounds, and `auto` means no bounds', () => {
@@ -97,7 +176,14 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       )
       // HNSW is a greedy graph search: even over 40 centroids it may miss a few (0.993 seen in CI),
       // so the recall is high, not certain; the unit test above checks the figure itself.
-      for (const r of approximate.reports) expect(r.assignmentRecall).toBeGreaterThan(0.95)
+      for (const r of approximate.reports) {
+        expect(r.assignmentRecall).toBeGreaterThan(0.95)
+        // Every miss costs inertia, a hit none: the gap is 0 exactly when the recall is 1.
+        expect(r.assignmentInertiaGap! > 0).toBe(r.assignmentRecall! < 1)
+      }
+      // One index per worker per iteration: every worker reports its build, search and recall times.
+      for (const r of approximate.reports)
+        for (const w of r.workers) expect(w.approximateMs?.build ?? -1, `rank ${w.rank}`).toBeGreaterThan(0)
       expect(approximate.inertia).toBeLessThanOrEqual(exact.inertia * 1.01)
     }, 60_000)
   })

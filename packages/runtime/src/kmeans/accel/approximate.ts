@@ -3,24 +3,106 @@ import { Index, MetricKind, ScalarKind } from 'usearch'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 
-/** Tuning of the approximate assignment's HNSW index over the centroids (usearch). */
-export interface ApproximateOptions {
-  /** Points per map task whose approximate label is checked against the exact nearest each iteration. Default 256. */
-  recallSample?: number
-  /** HNSW graph degree (usearch `connectivity`). Default 16. */
+/** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
+export type HnswScalar = 'f32' | 'f16' | 'i8'
+/** Every index scalar, for flags and schemas. */
+export const hnswScalars: readonly HnswScalar[] = ['f32', 'f16', 'i8']
+
+/** Tuning of the HNSW index over the centroids (usearch). */
+export interface HnswOptions {
+  /** HNSW graph degree (usearch `connectivity`). Default {@link DEFAULT_HNSW.connectivity}. */
   connectivity?: number
-  /** Candidates kept while inserting (usearch `expansion_add`). Default 128. */
+  /** Candidates kept while inserting (usearch `expansion_add`). Default 2 × `expansionSearch`. */
   expansionAdd?: number
-  /** Candidates kept while searching (usearch `expansion_search`). Default 64. */
+  /** Candidates kept while searching (usearch `expansion_search`). Default {@link DEFAULT_HNSW.expansionSearch}. */
   expansionSearch?: number
+  /** Scalar type of the indexed centroids. Default f32. */
+  scalar?: HnswScalar
   /** Threads of usearch's batch insert and search. Default: the machine's cores. */
   threads?: number
+}
+
+/** Tuning of the approximate assignment: the index's, and the recall sample's size. */
+export interface ApproximateOptions extends HnswOptions {
+  /** Points per map task whose approximate label is checked against the exact nearest each iteration. Default 256. */
+  recallSample?: number
+  /**
+   * Keep a point's previous label when that centroid is nearer than the index's answer (one or
+   * two exact distances per point whose label the index changed). Default true: a miss of the
+   * graph search then costs nothing when the point's old centroid is still the better one.
+   */
+  keepPrevious?: boolean
+}
+
+/**
+ * Defaults chosen with `bench/kmeans/hnsw-profile.ts` on blobs, n = 200,000, d = 128
+ * (docs/benchmarks.md, "Approximate assignment"): connectivity 16, expansion 32 (insertion 64)
+ * kept 16/128/64's recall at k = 20,000 (0.9985) in 0.6× its time, and at k = 100,000 gave 0.998
+ * where 16/32/16 gave 0.90 and 12/24/12 0.71.
+ */
+export const DEFAULT_HNSW = { connectivity: 16, expansionSearch: 32 } as const
+
+const scalarKinds: Record<HnswScalar, ScalarKind> = {
+  f32: ScalarKind.F32,
+  f16: ScalarKind.F16,
+  i8: ScalarKind.I8,
+}
+
+/** An HNSW index over one iteration's centroids, shared by a worker's map tasks. */
+export interface CentroidIndex {
+  readonly k: number
+  /** Wall time of the build, ms. */
+  readonly buildMs: number
+  /** The index's nearest centroid of each of the n rows of `points`. */
+  nearest(points: Float32Array, n: number): Int32Array
+}
+
+/**
+ * Builds the HNSW index over `k` centroids (keys 0 … k − 1). Built anew each iteration: every
+ * centroid moves, and usearch has no in-place update of a vector's links.
+ */
+export function buildCentroidIndex(
+  centroids: Float32Array,
+  k: number,
+  d: number,
+  options: HnswOptions = {},
+): CentroidIndex {
+  const threads = options.threads ?? availableParallelism()
+  const expansionSearch = options.expansionSearch ?? DEFAULT_HNSW.expansionSearch
+  const started = performance.now()
+  const index = new Index({
+    dimensions: d,
+    metric: MetricKind.L2sq,
+    quantization: scalarKinds[options.scalar ?? 'f32'],
+    multi: false,
+    connectivity: options.connectivity ?? DEFAULT_HNSW.connectivity,
+    expansion_add: options.expansionAdd ?? 2 * expansionSearch,
+    expansion_search: expansionSearch,
+  })
+  const keys = new BigUint64Array(k)
+  for (let c = 0; c < k; c++) keys[c] = BigInt(c)
+  if (k > 0) index.add(keys, centroids.subarray(0, k * d), threads)
+  const buildMs = performance.now() - started
+  return {
+    k,
+    buildMs,
+    nearest(points, n) {
+      const labels = new Int32Array(n)
+      if (n === 0) return labels
+      const found = index.search(points.subarray(0, n * d), 1, threads)
+      for (let i = 0; i < n; i++) labels[i] = Number(found.keys[i])
+      return labels
+    },
+  }
 }
 
 /** Points of the recall sample whose approximate label was an exact nearest centroid. */
 export interface RecallCount {
   sampled: number
   matched: number
+  /** Σ over the sample of the squared distance to the approximate centroid, and to the exact nearest. */
+  approximateSq: number
+  exactSq: number
 }
 
 /** One iteration of approximate assignment. */
@@ -33,6 +115,9 @@ export interface ApproximateAssignResult {
    */
   distancesEvaluated: number
   recall: RecallCount
+  /** Wall time of the index search over the task's points, and of the recall check, ms. */
+  searchMs: number
+  recallMs: number
 }
 
 /** Per-map-task state of approximate assignment (Philbin et al.'s approximate k-means, with HNSW). */
@@ -41,7 +126,11 @@ export interface ApproximateState {
   readonly d: number
   /** Rows of the recall sample (evenly spaced over the task's points, fixed for the run). */
   readonly sample: Int32Array
-  assign(centroids: Float32Array, k: number): Promise<ApproximateAssignResult>
+  /**
+   * Labels the task's points through `index` (built over `centroids`; the worker builds one per
+   * iteration for all its tasks), or through an index of its own when none is given.
+   */
+  assign(centroids: Float32Array, k: number, index?: CentroidIndex): Promise<ApproximateAssignResult>
 }
 
 /** Evenly spaced rows, `count` of `n` at most: the same rows every iteration, no randomness to seed. */
@@ -52,7 +141,7 @@ function evenlySpaced(n: number, count: number): Int32Array {
 
 /**
  * Assigns each point to the centroid an HNSW index over the centroids returns (built anew each
- * iteration: the centroids all move), and measures recall on a fixed sample against the exact
+ * iteration: the centroids all move) or, when nearer, to its previous label's centroid, and measures recall on a fixed sample against the exact
  * nearest from `exact` (the task's kernel: the Lloyd labels). A sampled point counts as matched
  * when its approximate centroid is as near as the exact one (ties are not misses).
  */
@@ -67,31 +156,33 @@ export function createApproximateState(
   const samplePoints = new Float32Array(sample.length * d)
   for (let s = 0; s < sample.length; s++)
     samplePoints.set(points.subarray(sample[s]! * d, (sample[s]! + 1) * d), s * d)
-  const threads = options.threads ?? availableParallelism()
+  let previous: { k: number; labels: Int32Array } | null = null
+
+  /** labels[i] = old[i] where the old centroid is strictly nearer (a tie keeps the index's answer). */
+  function keepNearer(labels: Int32Array, old: Int32Array, centroids: Float32Array): void {
+    for (let i = 0; i < n; i++) {
+      const was = old[i]!
+      if (was === labels[i]) continue
+      if (rowDistanceSq(points, i, centroids, was, d) < rowDistanceSq(points, i, centroids, labels[i]!, d))
+        labels[i] = was
+    }
+  }
 
   return {
     n,
     d,
     sample,
-    async assign(centroids, k) {
-      const index = new Index({
-        dimensions: d,
-        metric: MetricKind.L2sq,
-        quantization: ScalarKind.F32,
-        multi: false,
-        connectivity: options.connectivity ?? 16,
-        expansion_add: options.expansionAdd ?? 128,
-        expansion_search: options.expansionSearch ?? 64,
-      })
-      const keys = new BigUint64Array(k)
-      for (let c = 0; c < k; c++) keys[c] = BigInt(c)
-      index.add(keys, centroids, threads)
-      const labels = new Int32Array(n)
-      if (n > 0) {
-        const found = index.search(points, 1, threads)
-        for (let i = 0; i < n; i++) labels[i] = Number(found.keys[i])
-      }
+    async assign(centroids, k, shared) {
+      const index = shared ?? buildCentroidIndex(centroids, k, d, options)
+      let t = performance.now()
+      const labels = index.nearest(points, n)
+      if (previous && previous.k === k) keepNearer(labels, previous.labels, centroids)
+      if (options.keepPrevious ?? true) previous = { k, labels: labels.slice() }
+      const searchMs = performance.now() - t
+      t = performance.now()
       let matched = 0
+      let approximateSq = 0
+      let exactSq = 0
       if (sample.length > 0) {
         const truth = (await exact.assign(samplePoints, centroids, d)).labels
         for (let s = 0; s < sample.length; s++) {
@@ -99,9 +190,17 @@ export function createApproximateState(
           const approx = rowDistanceSq(points, i, centroids, labels[i]!, d)
           const best = rowDistanceSq(points, i, centroids, truth[s]!, d)
           if (approx <= best) matched++
+          approximateSq += approx
+          exactSq += best
         }
       }
-      return { labels, distancesEvaluated: sample.length * k, recall: { sampled: sample.length, matched } }
+      return {
+        labels,
+        distancesEvaluated: sample.length * k,
+        recall: { sampled: sample.length, matched, approximateSq, exactSq },
+        searchMs,
+        recallMs: performance.now() - t,
+      }
     },
   }
 }
