@@ -40,7 +40,7 @@ const spec: LabSpec = {
   },
 }
 const sites = spec.sites!
-/** TCP payload share of an htb rate: 1448 payload bytes per 1514-byte frame. */
+/** TCP payload share of an htb rate: 1448 payload bytes per 1514-byte frame (written out, not imported). */
 const PAYLOAD = 1448 / 1514
 
 const remnants = () => labRemnants(ID)

@@ -127,3 +127,33 @@ export function sitePairShaping(
   })
   return cmds
 }
+
+/** TCP payload per htb byte: htb counts whole 1514-byte frames, each carrying 1448 bytes of payload. */
+export const PAYLOAD_SHARE = 1448 / 1514
+
+/**
+ * The site profile a lab was configured with (what `lab calibrate` should find): latency =
+ * the configured one-way delay (s), bandwidth = the payload rate of the path (B/s: the site
+ * pair's rate, capped by the node links, × {@link PAYLOAD_SHARE}; within a site the node rate),
+ * nodes = hosts per site.
+ */
+export function labProfile(spec: {
+  id: number
+  hostsPerRack: number
+  nodeMbps: number
+  sites?: LabSites
+}): SiteProfile {
+  const sites = spec.sites
+  if (!sites) throw new UsageError('LAB_NEEDS_SITES', `lab ${spec.id} has no sites`)
+  const payload = (mbps: number) => (mbps * 1e6 * PAYLOAD_SHARE) / 8
+  return {
+    name: `lab-${spec.id}-configured`,
+    sites: [...sites.names],
+    latency: sites.latencyMs.map((row) => row.map((ms) => ms / 1000)),
+    bandwidth: sites.mbps.map((row, s) =>
+      row.map((mbps, t) => payload(s === t ? spec.nodeMbps : Math.min(mbps, spec.nodeMbps))),
+    ),
+    coordinates: sites.coordinates.map((c) => [...c]),
+    nodes: sites.names.map(() => spec.hostsPerRack),
+  }
+}

@@ -10,6 +10,7 @@ import { labSitesFromProfile } from '../../lab/lab-sites.ts'
 import { loadSiteProfile, type SiteProfile } from '../../mapping/site-profile.ts'
 import { readTopology } from '../../topology/load-topology.ts'
 import { type CommandIo, processIo } from '../progress.ts'
+import { registerLabBenchMapping } from './lab-bench-mapping.ts'
 import {
   byteSize,
   intList,
@@ -314,4 +315,11 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
         )
       },
     )
+  registerLabBenchMapping(
+    bench,
+    labShapeOptions,
+    specOf as (flags: never) => Promise<LabSpec>,
+    io,
+    LAB_CHUNK_BYTES,
+  )
 }
