@@ -47,6 +47,8 @@ export interface LabBenchMappingRow {
   measuredSeconds: number
   /** The planner's own cost: the same pattern on the profile it planned on, s. */
   cost: number
+  /** Site of each rank (not printed: the lines keep the fields). */
+  siteOf: number[]
 }
 
 /** Geo's gain over random: 1 − geo / random, modelled and measured. */
@@ -153,6 +155,7 @@ export async function runLabBenchMapping(
         modelledSeconds: mappingCost(onLab, plan.siteOf),
         measuredSeconds: median(times.get(plan.algorithm)!),
         cost: plan.cost,
+        siteOf: plan.siteOf,
       }
       onRow(row)
       return row

@@ -89,8 +89,10 @@ export function registerLabBenchMapping(
           planProfile: o.planProfile ?? o.profile ?? 'ec2-4',
         },
         (row) => {
-          if (o.json) io.stdout.write(`${JSON.stringify(row)}\n`)
-          else if ('gainOverRandom' in row)
+          if (o.json) {
+            const { siteOf: _, ...line } = 'siteOf' in row ? row : { ...row, siteOf: null }
+            io.stdout.write(`${JSON.stringify(line)}\n`)
+          } else if ('gainOverRandom' in row)
             io.stdout.write(
               `geo over random: modelled ${(row.gainOverRandom.modelled * 100).toFixed(1)} %, measured ${(row.gainOverRandom.measured * 100).toFixed(1)} %\n`,
             )
