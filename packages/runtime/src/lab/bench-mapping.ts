@@ -1,3 +1,4 @@
+import { type IterationReport, type StageName, stageNames } from '@codebook/shared'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { UsageError } from '../errors.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
@@ -49,11 +50,26 @@ export interface LabBenchMappingRow {
   cost: number
   /** Site of each rank (not printed: the lines keep the issue's fields). */
   siteOf: number[]
+  /** Median ms of each stage over the timed iterations (the slowest worker's), to see where time goes. */
+  stagesMs: Record<StageName, number>
+  /** Bytes an iteration sends between sites (racks = sites), from the workers' reports. */
+  crossSiteBytes: number
 }
 
 /** Geo's gain over random: 1 − geo / random, modelled and measured. */
 export interface LabBenchMappingGain {
   gainOverRandom: { algorithm: 'geo'; modelled: number; measured: number }
+}
+
+/** Median stage times and cross-site bytes of the timed iterations. */
+function stageSummary(reports: IterationReport[]): Pick<LabBenchMappingRow, 'stagesMs' | 'crossSiteBytes'> {
+  const stagesMs = Object.fromEntries(
+    stageNames.map((s) => [s, median(reports.map((r) => r.stages[s].ms))]),
+  ) as Record<StageName, number>
+  const crossSiteBytes = median(
+    reports.map((r) => stageNames.reduce((sum, s) => sum + r.stages[s].crossRackBytes, 0)),
+  )
+  return { stagesMs, crossSiteBytes }
 }
 
 /** Runs `run` with a pool of one worker per lab host, worker i on host `nodeOf[i]`. */
@@ -129,6 +145,7 @@ export async function runLabBenchMapping(
     const profile = o.calibrate ? await calibrateLab(lab) : labProfile(o.lab)
     const onLab = mappingProblem(kmeansPattern(processes, patternOptions), profile)
     const times = new Map<MappingPlanner, number[]>(o.planners.map((p) => [p, []]))
+    const reports = new Map<MappingPlanner, IterationReport[]>(o.planners.map((p) => [p, []]))
     for (let round = 0; round < o.rounds; round++)
       for (let i = 0; i < planned.plans.length; i++) {
         const plan = planned.plans[(i + round) % planned.plans.length]!
@@ -147,6 +164,7 @@ export async function runLabBenchMapping(
           }),
         )
         times.get(plan.algorithm)!.push(...run.iterationMs.slice(1).map((ms) => ms / 1000))
+        reports.get(plan.algorithm)!.push(...run.reports.slice(1))
       }
     const rows = planned.plans.map((plan) => {
       const row: LabBenchMappingRow = {
@@ -156,6 +174,7 @@ export async function runLabBenchMapping(
         measuredSeconds: median(times.get(plan.algorithm)!),
         cost: plan.cost,
         siteOf: plan.siteOf,
+        ...stageSummary(reports.get(plan.algorithm)!),
       }
       onRow(row)
       return row

@@ -90,6 +90,7 @@ export function registerLabBenchMapping(
         },
         (row) => {
           if (o.json) {
+            // The issue's fields first; stagesMs and crossSiteBytes show where the time went.
             const { siteOf: _, ...line } = 'siteOf' in row ? row : { ...row, siteOf: null }
             io.stdout.write(`${JSON.stringify(line)}\n`)
           } else if ('gainOverRandom' in row)
