@@ -22,6 +22,11 @@ export interface LabSpec {
   /** Queue of every shaped link, KiB (a switch port's buffer); htb's default 1000 frames when absent. */
   queueKb?: number
   /**
+   * false: hosts keep TCP's congestion window across idle periods (`tcp_slow_start_after_idle=0`,
+   * as tuned hosts do), so each K-means iteration does not restart slow start. Default: Linux's (true).
+   */
+  slowStartAfterIdle?: boolean
+  /**
    * Sites (rack s = site s) with site-to-site delays and rates: frames wait the (source site,
    * destination site) latency in the delay line, the core shapes each site pair's path.
    * Replaces `delayMs`.
@@ -217,6 +222,8 @@ export function planLab(spec: LabSpec): LabPlan {
         ...shape(hostNs, 'eth0', spec.nodeMbps, spec.queueKb),
         ...shape(rackNs, `h${h}`, spec.nodeMbps, spec.queueKb),
       )
+      if (spec.slowStartAfterIdle === false)
+        hostCmds.push(sysctl(hostNs, 'net.ipv4.tcp_slow_start_after_idle=0'))
       if (spec.tcpBufferKb !== undefined) {
         const max = spec.tcpBufferKb * 1024
         const min = Math.min(4096, max)

@@ -38,6 +38,7 @@ interface LabShapeFlags {
   delayMs?: number
   tcpBufferKb?: number
   queueKb?: number
+  slowStartAfterIdle: boolean
 }
 
 /** The flags every lab command that builds a lab shares. */
@@ -93,6 +94,10 @@ function labShapeOptions(cmd: Command): Command {
       "queue of every shaped link, KiB, like a switch port's buffer (default: htb's 1000 frames)",
       positiveInt('--queue-kb'),
     )
+    .option(
+      '--no-slow-start-after-idle',
+      "hosts keep TCP's congestion window when a connection idles (tcp_slow_start_after_idle=0, as tuned hosts do)",
+    )
     .addOption(labIdOption())
 }
 
@@ -108,6 +113,7 @@ async function specOf(o: LabShapeFlags): Promise<LabSpec> {
     ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
     ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
     ...(o.queueKb === undefined ? {} : { queueKb: o.queueKb }),
+    ...(o.slowStartAfterIdle === false ? { slowStartAfterIdle: false } : {}),
   }
   if (o.profile) {
     for (const [flag, set] of [
