@@ -5,11 +5,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { planMapping } from '../mapping/plan-mapping.ts'
-import { loadSiteProfile } from '../mapping/site-profile.ts'
+import { ec2FourRegions, loadSiteProfile } from '../mapping/site-profile.ts'
 import { median } from '../median.ts'
 import { calibrateLab } from './lab-calibrate.ts'
 import { labDown, labStatus, labUnavailableReason, labUp } from './lab-net.ts'
-import type { LabSpec } from './lab-plan.ts'
+import { type LabSpec, planLab } from './lab-plan.ts'
+import { labSitesFromProfile } from './lab-sites.ts'
 import { labRemnants } from './test-support/remnants.ts'
 
 // Lab 6, as lab.test.ts: vitest runs one file at a time (fileParallelism: false).
@@ -63,6 +64,36 @@ async function roundTrips(fromNs: string, toNs: string, toAddress: string, port:
   server.kill('SIGKILL')
   return (JSON.parse(out) as { rttSeconds: number[] }).rttSeconds
 }
+
+describe('a lab with sites: the plan (no root needed)', () => {
+  it('gives each host TAP its site row of delays by destination subnet, and the core a class per source site', () => {
+    const plan = planLab(spec)
+    // Host 2 is site b's first host: b's row, keyed by each site's /24.
+    expect(plan.delayLine!.table!.a2).toEqual({ '10.213.192': 10, '10.213.193': 0.5, '10.213.194': 20 })
+    const tc = plan.commands.filter((c) => c[0] === 'tc' && c.includes('r1')).map((c) => c.join(' '))
+    // Toward site b (rack 1): from a at 40 Mbit/s, from c at 50, matched on the source /24.
+    expect(tc.some((c) => c.includes('classid 1:a htb rate 40000kbit ceil 40000kbit'))).toBe(true)
+    expect(tc.some((c) => c.includes('classid 1:c htb rate 50000kbit ceil 50000kbit'))).toBe(true)
+    expect(tc.some((c) => c.includes('match ip src 10.213.194.0/24 flowid 1:c'))).toBe(true)
+  })
+
+  it('scales a profile: rates × 8 × scale in Mbit/s, the EC2 delays as they are', () => {
+    const lab = labSitesFromProfile(ec2FourRegions(), 3, { rateScale: 0.02 })
+    // US East → US West: a 16 MiB window over a 72.7 ms RTT.
+    expect(lab.sites.mbps[0]![1]!).toBeCloseTo(((16 * 2 ** 20) / 0.0727) * 8 * 0.02 * 1e-6, 9)
+    expect(lab.sites.latencyMs[0]![1]!).toBeCloseTo(72.7 / 2, 9)
+    expect(lab.nodeMbps).toBeCloseTo(1.25e9 * 8 * 0.02 * 1e-6, 9)
+    expect([lab.racks, lab.hostsPerRack]).toEqual([4, 3])
+  })
+
+  it('refuses a delay beside sites and matrices of the wrong size (LAB_BAD_SPEC)', () => {
+    expect(() => planLab({ ...spec, delayMs: 5 })).toThrow(expect.objectContaining({ code: 'LAB_BAD_SPEC' }))
+    expect(() => planLab({ ...spec, sites: { ...sites, mbps: sites.mbps.slice(0, 2) } })).toThrow(
+      /mbps must be 3 × 3/,
+    )
+    expect(() => planLab({ ...spec, racks: 4 })).toThrow(/3 sites for 4 racks/)
+  })
+})
 
 describe.skipIf(reason !== null)(`a lab with sites (${reason ?? 'root'})`, () => {
   afterAll(async () => {
