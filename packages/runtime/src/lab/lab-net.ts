@@ -131,8 +131,9 @@ export async function labUp(spec: LabSpec): Promise<LabPlan> {
     for (const argv of plan.commands) await exec(argv)
     if (plan.delayLine) {
       // Runs in the core namespace, so `lab down` finds it there; it forks away once its TAPs exist.
-      const { delayMs, taps } = plan.delayLine
-      await exec(['ip', 'netns', 'exec', plan.core, 'python3', DELAY_LINE_SCRIPT, String(delayMs), ...taps])
+      const { delayMs, taps, table } = plan.delayLine
+      const delay = table ? JSON.stringify(table) : String(delayMs)
+      await exec(['ip', 'netns', 'exec', plan.core, 'python3', DELAY_LINE_SCRIPT, delay, ...taps])
     }
     for (const argv of plan.hostCommands) await exec(argv)
     await mkdir(LAB_STATE_DIR, { recursive: true })

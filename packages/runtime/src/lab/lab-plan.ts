@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.ts'
+import { checkLabSites, delayTable, type LabSites, sitePairShaping } from './lab-sites.ts'
 
 /**
  * A network lab on this machine: `racks × hostsPerRack` hosts, each a network namespace with its
@@ -20,6 +21,17 @@ export interface LabSpec {
   tcpBufferKb?: number
   /** Queue of every shaped link, KiB (a switch port's buffer); htb's default 1000 frames when absent. */
   queueKb?: number
+  /**
+   * false: hosts keep TCP's congestion window across idle periods (`tcp_slow_start_after_idle=0`,
+   * as tuned hosts do), so each K-means iteration does not restart slow start. Default: Linux's (true).
+   */
+  slowStartAfterIdle?: boolean
+  /**
+   * Sites (rack s = site s) with site-to-site delays and rates: frames wait the (source site,
+   * destination site) latency in the delay line, the core shapes each site pair's path.
+   * Replaces `delayMs`.
+   */
+  sites?: LabSites
 }
 
 /** One lab host: where a worker runs. */
@@ -29,6 +41,8 @@ export interface LabHost {
   address: string
   /** Rack name, as a topology would give it. */
   rack: string
+  /** Site name, when the lab has sites. */
+  site?: string
 }
 
 /** Every name and address of a lab, derived from its spec alone (so cleanup needs no state). */
@@ -51,9 +65,10 @@ export interface LabPlan {
   hostCommands: string[][]
   /**
    * With a delay: the TAP pairs the delay line (`scripts/lab-delay-line.py`, run in the core
-   * namespace) creates, host end then rack end, and the delay of the host ends' egress.
+   * namespace) creates, host end then rack end, and the delay of the host ends' egress: one
+   * delay, or with sites a table per host TAP (destination /24 → ms; other destinations undelayed).
    */
-  delayLine: { delayMs: number; taps: string[] } | null
+  delayLine: { delayMs: number; taps: string[]; table?: Record<string, Record<string, number>> } | null
 }
 
 /** Address block shared by every lab: labs own disjoint /19s of it. */
@@ -87,6 +102,11 @@ function checkSpec(s: LabSpec): void {
     throw new UsageError('LAB_BAD_SPEC', `delay must be in [0, 10000] ms, got ${s.delayMs}`)
   if (s.tcpBufferKb !== undefined && !(Number.isInteger(s.tcpBufferKb) && s.tcpBufferKb >= 4))
     throw new UsageError('LAB_BAD_SPEC', `TCP buffer must be an integer ≥ 4 KiB, got ${s.tcpBufferKb}`)
+  if (s.sites) {
+    checkLabSites(s.sites, s.racks)
+    if ((s.delayMs ?? 0) > 0)
+      throw new UsageError('LAB_BAD_SPEC', 'a lab with sites takes its delays from them: drop the delay')
+  }
 }
 
 /**
@@ -144,8 +164,11 @@ export function planLab(spec: LabSpec): LabPlan {
   const rackNamespaces: string[] = []
   const hosts: LabHost[] = []
   const hostCmds: string[][] = []
-  const delayed = (spec.delayMs ?? 0) > 0
+  const sites = spec.sites
+  const delayed = (spec.delayMs ?? 0) > 0 || sites !== undefined
   const taps: string[] = []
+  const table: Record<string, Record<string, number>> = {}
+  const subnetOf = (rack: number) => `${LAB_BLOCK_PREFIX}.${base + rack}`
   for (let r = 0; r < spec.racks; r++) {
     const rackNs = `${prefix}r${r}`
     const subnet = `${LAB_BLOCK_PREFIX}.${base + r}`
@@ -166,17 +189,20 @@ export function planLab(spec: LabSpec): LabPlan {
       ns(rackNs, 'route', 'add', 'default', 'via', `${linkNet}.${4 * r + 1}`),
       ns(core, 'route', 'add', `${subnet}.0/24`, 'via', `${linkNet}.${4 * r + 2}`),
       ...shape(rackNs, 'uplink', spec.uplinkMbps, spec.queueKb),
-      ...shape(core, `r${r}`, spec.uplinkMbps, spec.queueKb),
+      ...(sites
+        ? sitePairShaping(sites, core, `r${r}`, r, spec.uplinkMbps, subnetOf)
+        : shape(core, `r${r}`, spec.uplinkMbps, spec.queueKb)),
     )
     for (let h = 0; h < spec.hostsPerRack; h++) {
       const hostNs = `${prefix}r${r}h${h}`
       const address = `${subnet}.${h + 1}`
       const index = hosts.length
-      hosts.push({ netns: hostNs, address, rack: `rack-${r}` })
+      hosts.push({ netns: hostNs, address, rack: `rack-${r}`, ...(sites ? { site: sites.names[r]! } : {}) })
       cmds.push(['ip', 'netns', 'add', hostNs], ns(hostNs, 'link', 'set', 'lo', 'up'))
       if (delayed) {
         // The delay line made TAPs a<i> (host end) and b<i> (rack end) in the core: move them.
         taps.push(`a${index}`, `b${index}`)
+        if (sites) table[`a${index}`] = delayTable(sites, r, subnetOf)
         hostCmds.push(
           ns(core, 'link', 'set', `a${index}`, 'netns', hostNs),
           ns(hostNs, 'link', 'set', `a${index}`, 'name', 'eth0'),
@@ -196,6 +222,8 @@ export function planLab(spec: LabSpec): LabPlan {
         ...shape(hostNs, 'eth0', spec.nodeMbps, spec.queueKb),
         ...shape(rackNs, `h${h}`, spec.nodeMbps, spec.queueKb),
       )
+      if (spec.slowStartAfterIdle === false)
+        hostCmds.push(sysctl(hostNs, 'net.ipv4.tcp_slow_start_after_idle=0'))
       if (spec.tcpBufferKb !== undefined) {
         const max = spec.tcpBufferKb * 1024
         const min = Math.min(4096, max)
@@ -218,6 +246,6 @@ export function planLab(spec: LabSpec): LabPlan {
     driverAddress: `${linkNet}.253`,
     commands: cmds,
     hostCommands: hostCmds,
-    delayLine: delayed ? { delayMs: spec.delayMs!, taps } : null,
+    delayLine: delayed ? { delayMs: spec.delayMs ?? 0, taps, ...(sites ? { table } : {}) } : null,
   }
 }

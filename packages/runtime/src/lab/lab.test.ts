@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -8,21 +8,14 @@ import { memberInput } from '../framework/collective-task.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
 import { labDown, labStatus, labUnavailableReason, labUp } from './lab-net.ts'
 import { spawnInLab } from './lab-workers.ts'
+import { labRemnants } from './test-support/remnants.ts'
 
 // Lab 6 belongs to this file (lab-kmeans.test.ts uses 7, benchmarks default to 0): files run in parallel.
 const ID = 6
 const spec = { id: ID, racks: 2, hostsPerRack: 2, nodeMbps: 400, uplinkMbps: 400 }
 const reason = await labUnavailableReason()
 
-/** Every trace of lab 6 the system shows, found without the lab's own code. */
-function remnants(): string[] {
-  const out = [
-    ...execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n'),
-    ...execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).split('\n'),
-    ...execFileSync('ip', ['route', 'show'], { encoding: 'utf8' }).split('\n'),
-  ]
-  return out.filter((l) => l.includes('cb6-') || l.includes('10.213.192.'))
-}
+const remnants = () => labRemnants(ID)
 
 const alive = (pid: number) => {
   try {

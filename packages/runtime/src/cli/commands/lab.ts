@@ -1,10 +1,16 @@
+import { writeFile } from 'node:fs/promises'
 import { type Command, Option } from 'commander'
+import { UsageError } from '../../errors.ts'
 import { type LabBroadcast, labBroadcasts, runLabBenchBroadcast } from '../../lab/bench-broadcast.ts'
+import { calibrateLab } from '../../lab/lab-calibrate.ts'
 import { labSpecFromTopology } from '../../lab/lab-from-topology.ts'
 import { labDown, labStatus, labUp } from '../../lab/lab-net.ts'
-import { type LabSpec, MAX_LAB_ID } from '../../lab/lab-plan.ts'
+import { type LabSpec, MAX_LAB_ID, planLab } from '../../lab/lab-plan.ts'
+import { labSitesFromProfile } from '../../lab/lab-sites.ts'
+import { loadSiteProfile, type SiteProfile } from '../../mapping/site-profile.ts'
 import { readTopology } from '../../topology/load-topology.ts'
 import { type CommandIo, processIo } from '../progress.ts'
+import { registerLabBenchMapping } from './lab-bench-mapping.ts'
 import {
   byteSize,
   intList,
@@ -20,6 +26,9 @@ export const LAB_CHUNK_BYTES = 64 * 1024
 
 interface LabShapeFlags {
   topology?: string
+  profile?: string
+  hostsPerSite?: number
+  latencyScale: number
   lab: number
   racks: number
   hostsPerRack: number
@@ -29,6 +38,7 @@ interface LabShapeFlags {
   delayMs?: number
   tcpBufferKb?: number
   queueKb?: number
+  slowStartAfterIdle: boolean
 }
 
 /** The flags every lab command that builds a lab shares. */
@@ -37,6 +47,17 @@ function labShapeOptions(cmd: Command): Command {
     .option(
       '--topology <file>',
       'take racks, hosts per rack and rates from a topology (JSON, Slurm, Hadoop; racks must be alike), times --scale',
+    )
+    .option(
+      '--profile <name|file>',
+      'sites from a site profile (built-in ec2-4, or a profile JSON such as `lab calibrate --out`): one rack per site, site-pair delays and rates (rates times --scale)',
+    )
+    .option('--hosts-per-site <H>', 'hosts per site with --profile', positiveInt('--hosts-per-site'))
+    .option(
+      '--latency-scale <f>',
+      "multiply the profile's latencies by f (with --profile)",
+      nonNegativeNumber('--latency-scale'),
+      1,
     )
     .option('--racks <R>', 'racks', positiveInt('--racks'), 3)
     .option('--hosts-per-rack <H>', 'hosts per rack', positiveInt('--hosts-per-rack'), 4)
@@ -73,6 +94,10 @@ function labShapeOptions(cmd: Command): Command {
       "queue of every shaped link, KiB, like a switch port's buffer (default: htb's 1000 frames)",
       positiveInt('--queue-kb'),
     )
+    .option(
+      '--no-slow-start-after-idle',
+      "hosts keep TCP's congestion window when a connection idles (tcp_slow_start_after_idle=0, as tuned hosts do)",
+    )
     .addOption(labIdOption())
 }
 
@@ -88,17 +113,41 @@ async function specOf(o: LabShapeFlags): Promise<LabSpec> {
     ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
     ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
     ...(o.queueKb === undefined ? {} : { queueKb: o.queueKb }),
+    ...(o.slowStartAfterIdle === false ? { slowStartAfterIdle: false } : {}),
   }
+  if (o.profile) {
+    for (const [flag, set] of [
+      ['--topology', o.topology !== undefined],
+      ['--delay-ms', o.delayMs !== undefined],
+    ] as const)
+      if (set)
+        throw new UsageError('LAB_BAD_SPEC', `--profile sets the sites' delays and rates: drop ${flag}`)
+    const shaped = labSitesFromProfile(await loadSiteProfile(o.profile), o.hostsPerSite ?? 3, {
+      rateScale: o.scale,
+      latencyScale: o.latencyScale,
+    })
+    return { ...extra, ...shaped }
+  }
+  if (o.hostsPerSite !== undefined) throw new UsageError('LAB_BAD_SPEC', '--hosts-per-site needs --profile')
   if (o.topology) return labSpecFromTopology(await readTopology(o.topology), o.scale, extra)
   return {
-    id: o.lab,
+    ...extra,
     racks: o.racks,
     hostsPerRack: o.hostsPerRack,
     nodeMbps: o.nodeMbps * o.scale,
     uplinkMbps: o.uplinkMbps * o.scale,
-    ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
-    ...(o.tcpBufferKb === undefined ? {} : { tcpBufferKb: o.tcpBufferKb }),
   }
+}
+
+/** A profile as two tables: one-way latency (ms) and bandwidth (Mbit/s), row = from, column = to. */
+function profileTable(p: SiteProfile): string {
+  const head = `${''.padEnd(12)}${p.sites.map((s) => s.padStart(12)).join('')}\n`
+  const rows = (m: number[][], f: (v: number) => string) =>
+    m.map((row, s) => `${p.sites[s]!.padEnd(12)}${row.map((v) => f(v).padStart(12)).join('')}\n`).join('')
+  return (
+    `latency, ms (one way)\n${head}${rows(p.latency, (v) => (v * 1000).toFixed(2))}` +
+    `bandwidth, Mbit/s (payload)\n${head}${rows(p.bandwidth, (v) => ((v * 8) / 1e6).toFixed(2))}`
+  )
 }
 
 /**
@@ -128,7 +177,10 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
         io.stdout.write(
           `lab ${o.lab}: ${plan.hosts.length} hosts in ${plan.block}; a driver listens on ${plan.driverAddress}\n`,
         )
-        for (const h of plan.hosts) io.stdout.write(`${h.netns.padEnd(14)}${h.address.padEnd(16)}${h.rack}\n`)
+        for (const h of plan.hosts)
+          io.stdout.write(
+            `${h.netns.padEnd(14)}${h.address.padEnd(16)}${h.rack}${h.site ? ` ${h.site}` : ''}\n`,
+          )
       }
     })
   lab
@@ -155,6 +207,49 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
             : `lab ${o.lab}: ${s.namespaces.length} namespaces, ${s.pids.length} processes, driver link ${s.driverLink ? 'up' : 'absent'}\n`,
       )
     })
+  lab
+    .command('calibrate')
+    .description(
+      'Calibrate a running lab as the paper calibrates sites: 1-byte and 8 MB ping-pong between one pair of hosts per site pair (and within each site); prints a site profile (latency s, bandwidth B/s) that `plan mapping --profile FILE` reads',
+    )
+    .addOption(labIdOption())
+    .option(
+      '--pings <N>',
+      '1-byte ping-pongs per pair (median RTT / 2 = latency)',
+      positiveInt('--pings'),
+      20,
+    )
+    .option(
+      '--bytes <B>',
+      'the large message (bandwidth = bytes / (time − RTT))',
+      byteSize('--bytes'),
+      8 * 2 ** 20,
+    )
+    .option('--repeat <N>', 'timed large messages per pair, after one untimed', positiveInt('--repeat'), 1)
+    .option('--out <file>', 'also write the profile to this JSON file')
+    .option('--json', 'print the profile as one JSON line')
+    .action(
+      async (o: {
+        lab: number
+        pings: number
+        bytes: number
+        repeat: number
+        out?: string
+        json?: boolean
+      }) => {
+        const spec = (await labStatus(o.lab)).spec
+        if (!spec)
+          throw new UsageError('LAB_NOT_UP', `lab ${o.lab} is not up (codebook lab up --lab ${o.lab} …)`)
+        const profile = await calibrateLab(planLab(spec), {
+          pings: o.pings,
+          largeBytes: o.bytes,
+          repeat: o.repeat,
+        })
+        if (o.out) await writeFile(o.out, `${JSON.stringify(profile, null, 2)}\n`)
+        if (o.json) io.stdout.write(`${JSON.stringify(profile)}\n`)
+        else io.stdout.write(profileTable(profile))
+      },
+    )
   const bench = lab.command('bench').description('Benchmarks on a lab built for the run and removed after it')
   labShapeOptions(
     bench
@@ -226,4 +321,11 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
         )
       },
     )
+  registerLabBenchMapping(
+    bench,
+    labShapeOptions,
+    specOf as (flags: never) => Promise<LabSpec>,
+    io,
+    LAB_CHUNK_BYTES,
+  )
 }

@@ -184,7 +184,8 @@ export function registerPlan(program: Command): void {
     })
 }
 
-function ratio(v: string): number {
+/** Parses `--constraint-ratio`: a share in [0, 1]. */
+export function ratio(v: string): number {
   const r = Number(v)
   if (!(r >= 0 && r <= 1))
     throw new UsageError('BAD_OPTION', `--constraint-ratio must be in [0, 1], got '${v}'`)
