@@ -93,6 +93,18 @@ describe('communication patterns', () => {
     expect(commTotals(dnn).bytes).toBe(2 * 56 * 8e6)
   })
 
+  it('DNN with all-reduce: a ring, 2(N − 1) blocks of model / N from each rank to the next (closed form)', () => {
+    const n = 16
+    const dnn = dnnPattern(n, { modelBytes: 8e6, exchange: 'allreduce' })
+    const { volume, messages } = toDense(dnn)
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        const next = j === (i + 1) % n
+        expect(volume[i * n + j]).toBeCloseTo(next ? (2 * (n - 1) * 8e6) / n : 0, 3)
+        expect(messages[i * n + j]).toBe(next ? 2 * (n - 1) : 0)
+      }
+  })
+
   it('unknown patterns and too few processes are coded errors', () => {
     expect(() => patternMatrix('fft', 8)).toThrow(expect.objectContaining({ code: 'PATTERN_UNKNOWN' }))
     expect(() => patternMatrix('bt', 1)).toThrow(expect.objectContaining({ code: 'BAD_PROCESSES' }))
