@@ -78,10 +78,10 @@ await render('mapping-fig6-gain-per-pattern.svg', {
   legend: { top: 34 },
   grid: { top: 84, bottom: 70, left: 60, right: 30 },
   xAxis: { type: 'category', data: data.perPattern.map((r) => r.pattern) },
-  yAxis: { type: 'value', name: 'gain %', min: -20, max: 100 },
+  yAxis: { type: 'value', name: 'gain %', min: -50, max: 100, interval: 25 },
   series: [
     {
-      name: 'geo over random (mean)',
+      name: 'geo over random',
       type: 'bar',
       data: data.perPattern.map((r) => pct(r.gainOverRandom)),
       markLine: {
@@ -123,7 +123,7 @@ await render('mapping-fig7-gain-vs-scale.svg', {
       textStyle: { fontSize: 14 },
     },
     footnote(
-      'Codebook, seed 1, random = mean of 100 random mappings; dashed: the paper (> 50 % at 8,192 processes)',
+      'Codebook, seed 1, random = mean of 100 random mappings; the flat dashed line: the paper (> 50 % at 8,192 processes)',
     ),
   ],
   legend: { top: 34 },
