@@ -17,7 +17,7 @@ export interface GeoPlan {
 }
 
 /**
- * How a fill picks the next rank inside a group. `tie` (Algorithm 1 as the paper describes its
+ * How a fill picks the next rank inside a group. `tie` (Algorithm 1 as issue 21 reads the paper's
  * greedy step): the unplaced rank with the most traffic to the placed ones. `gain` (a variant
  * kept for geo-refined's starts): the rank that gains most from running in this group rather
  * than in a later one.
