@@ -141,6 +141,8 @@ describe('Placement panel (Chromium)', () => {
         constraintRatio: 0.25,
         seed: 7,
         monteCarlo: 1000,
+        // The form's planners (the API's default is every planner, geo-refined included).
+        planners: ['geo', 'greedy', 'mpipp', 'random'],
       }),
     })
     const again = (await direct.json()) as PlanAnswer

@@ -21,8 +21,8 @@ export const PLAN_LIMITS = {
 export const planPatterns = ['kmeans', 'bt', 'sp', 'lu', 'dnn'] as const
 export type PlanPattern = (typeof planPatterns)[number]
 
-/** Planners: Zhou & He's Algorithm 1 (`geo`) and the baselines. */
-export const planPlanners = ['geo', 'greedy', 'mpipp', 'random'] as const
+/** Planners: Zhou & He's Algorithm 1 (`geo`), it refined by pairwise exchanges (`geo-refined`), and the baselines. */
+export const planPlanners = ['geo', 'geo-refined', 'greedy', 'mpipp', 'random'] as const
 export type PlanPlanner = (typeof planPlanners)[number]
 
 /** Built-in site profiles (`ec2-4`: the paper's four EC2 regions). */

@@ -2,14 +2,15 @@
  * The data behind docs/reproductions.md's "Geo-distributed process mapping": Zhou & He's
  * Figures 6 (gain per pattern), 7 (gain vs scale), 9 (CDF of random mappings) and 10 (best of
  * K random mappings vs K), recomputed with Codebook's planners on the ec2-4 profile, constraint
- * ratio 0.2. Writes JSON for `charts.ts`.
+ * ratio 0.2, for geo (Algorithm 1) and geo-refined. Writes JSON for `charts.ts`.
  *
- *   npx tsx bench/mapping/reproduce.ts --out ../../docs/img/mapping-data.json [--seeds 3] [--samples 100000]
+ *   npx tsx bench/mapping/reproduce.ts --out ../../docs/img/mapping-data.json [--seeds 3] [--samples 100000] [--refine-max-ms 20000]
  */
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import type { PatternOptions } from '../../src/mapping/patterns.ts'
 import { planMapping } from '../../src/mapping/plan-mapping.ts'
+import { fractionBelow } from '../../src/mapping/planners/monte-carlo.ts'
 
 const { values } = parseArgs({
   options: {
@@ -18,14 +19,16 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '100000' },
     scales: { type: 'string', default: '64,256,1024,4096,8192' },
     'mpipp-max-n': { type: 'string', default: '256' },
+    'refine-max-ms': { type: 'string', default: '20000' },
   },
 })
 const seeds = Array.from({ length: Number(values.seeds) }, (_, i) => i + 1)
 const samples = Number(values.samples)
 const scales = values.scales.split(',').map(Number)
 const mpippMaxN = Number(values['mpipp-max-n'])
+const geoRefined = { maxMs: Number(values['refine-max-ms']) }
 
-/** The five patterns of the targets, plus K-means with ring aggregation (a sparse K-means). */
+/** The five patterns of the targets, plus K-means with ring aggregation and DNN with a ring all-reduce. */
 const patterns: { name: string; pattern: string; options?: PatternOptions; maxN?: number }[] = [
   { name: 'kmeans', pattern: 'kmeans', maxN: 1024 },
   { name: 'kmeans-ring', pattern: 'kmeans', options: { aggregation: 'ring' }, maxN: 1024 },
@@ -33,6 +36,7 @@ const patterns: { name: string; pattern: string; options?: PatternOptions; maxN?
   { name: 'sp', pattern: 'sp' },
   { name: 'lu', pattern: 'lu' },
   { name: 'dnn', pattern: 'dnn' },
+  { name: 'dnn-allreduce', pattern: 'dnn', options: { exchange: 'allreduce' } },
 ]
 
 const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length
@@ -53,12 +57,13 @@ for (const p of patterns) {
       constraintRatio: 0.2,
       seed,
       monteCarlo: samples,
-      keepSamples: seed === 1,
+      keepSamples: true,
+      geoRefined,
     })
     const cost = Object.fromEntries(r.plans.map((x) => [x.algorithm, x.cost]))
     const ms = Object.fromEntries(r.plans.map((x) => [x.algorithm, x.planMs]))
     const mc = r.monteCarlo!
-    if (mc.costs) {
+    if (seed === 1) {
       // Figure 9: random costs relative to geo, sorted (the CDF's x values at 1,000 quantiles).
       const sorted = Float64Array.from(mc.costs, (c) => c / cost.geo!).sort()
       cdf[p.name] = Array.from(
@@ -84,21 +89,36 @@ for (const p of patterns) {
       randomMean: mc.mean,
       randomBest: mc.best,
       fractionBetterThanGeo: mc.fractionBetterThanGeo!,
+      fractionBetterThanRefined: fractionBelow(mc.costs!, cost['geo-refined']!),
     }
   })
-  const gain = (base: (r: (typeof rows)[number]) => number) =>
-    mean(rows.map((r) => 1 - r.cost.geo! / base(r)))
+  const gain = (planner: string, base: (r: (typeof rows)[number]) => number) =>
+    mean(rows.map((r) => 1 - r.cost[planner]! / base(r)))
   const row = {
     pattern: p.name,
-    gainOverRandom: gain((r) => r.randomMean),
-    gainOverGreedy: gain((r) => r.cost.greedy!),
-    gainOverMpipp: gain((r) => r.cost.mpipp!),
+    gainOverRandom: gain('geo', (r) => r.randomMean),
+    gainOverGreedy: gain('geo', (r) => r.cost.greedy!),
+    gainOverMpipp: gain('geo', (r) => r.cost.mpipp!),
     fractionBetterThanGeo: mean(rows.map((r) => r.fractionBetterThanGeo)),
     geoMs: mean(rows.map((r) => r.ms.geo!)),
+    refinedGainOverRandom: gain('geo-refined', (r) => r.randomMean),
+    refinedGainOverGreedy: gain('geo-refined', (r) => r.cost.greedy!),
+    refinedGainOverMpipp: gain('geo-refined', (r) => r.cost.mpipp!),
+    fractionBetterThanRefined: mean(rows.map((r) => r.fractionBetterThanRefined)),
+    refinedMs: mean(rows.map((r) => r.ms['geo-refined']!)),
     seeds: rows,
   }
+  const line = (who: string, g: number, gg: number, gm: number, f: number) =>
+    `${p.name} ${who}: gain over random ${(g * 100).toFixed(1)} %, greedy ${(gg * 100).toFixed(1)} %, mpipp ${(gm * 100).toFixed(2)} %, random better ${(f * 100).toFixed(4)} %`
+  log(line('geo', row.gainOverRandom, row.gainOverGreedy, row.gainOverMpipp, row.fractionBetterThanGeo))
   log(
-    `${p.name}: gain over random ${(row.gainOverRandom * 100).toFixed(1)} %, greedy ${(row.gainOverGreedy * 100).toFixed(1)} %, mpipp ${(row.gainOverMpipp * 100).toFixed(1)} %, random better than geo ${(row.fractionBetterThanGeo * 100).toFixed(4)} %`,
+    line(
+      'geo-refined',
+      row.refinedGainOverRandom,
+      row.refinedGainOverGreedy,
+      row.refinedGainOverMpipp,
+      row.fractionBetterThanRefined,
+    ),
   )
   perPattern.push(row)
 }
@@ -115,20 +135,24 @@ for (const p of patterns)
       ...(p.options ? { patternOptions: p.options } : {}),
       constraintRatio: 0.2,
       seed: 1,
-      planners: n <= mpippMaxN ? ['geo', 'greedy', 'mpipp'] : ['geo', 'greedy'],
+      planners: n <= mpippMaxN ? ['geo', 'geo-refined', 'greedy', 'mpipp'] : ['geo', 'geo-refined', 'greedy'],
       monteCarlo: 100,
+      geoRefined,
     })
+    const ms = Object.fromEntries(r.plans.map((x) => [x.algorithm, x.planMs]))
     const cost = Object.fromEntries(r.plans.map((x) => [x.algorithm, x.cost]))
     const row = {
       pattern: p.name,
       processes: n,
-      geoMs: r.plans[0]!.planMs,
+      geoMs: ms.geo!,
+      refinedMs: ms['geo-refined']!,
       gainOverRandom: 1 - cost.geo! / r.monteCarlo!.mean,
+      refinedGainOverRandom: 1 - cost['geo-refined']! / r.monteCarlo!.mean,
       gainOverGreedy: 1 - cost.geo! / cost.greedy!,
       gainOverMpipp: cost.mpipp === undefined ? null : 1 - cost.geo! / cost.mpipp,
     }
     log(
-      `${p.name} N=${n}: geo ${row.geoMs.toFixed(0)} ms, gain over random ${(row.gainOverRandom * 100).toFixed(1)} %`,
+      `${p.name} N=${n}: geo ${row.geoMs.toFixed(0)} ms, gain over random ${(row.gainOverRandom * 100).toFixed(1)} %; geo-refined ${row.refinedMs.toFixed(0)} ms, ${(row.refinedGainOverRandom * 100).toFixed(1)} %`,
     )
     perScale.push(row)
   }

@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
+import {
+  ringAllGatherSchedule,
+  ringReduceScatterSchedule,
+} from '../collectives/schedules/regroup-schedule.ts'
 import { buildNpyHeader } from '../formats/npy/npy-header.ts'
 import { commTotals, toDense } from './comm-matrix.ts'
 import { messagesFileFor, readCommMatrixNpy, writeCommMatrixNpy } from './comm-matrix-npy.ts'
@@ -91,6 +95,24 @@ describe('communication patterns', () => {
     expect(volume[3 * 64 + 10]).toBe(1e6)
     expect(volume[10 * 64 + 11]).toBe(0) // workers do not talk to each other
     expect(commTotals(dnn).bytes).toBe(2 * 56 * 8e6)
+  })
+
+  it('DNN with all-reduce: the matrix of the runtime’s ring all-reduce schedule, in closed form', () => {
+    const n = 16
+    const dnn = dnnPattern(n, { modelBytes: 8e6, exchange: 'allreduce' })
+    // The second implementation: the runtime's own reduce-scatter + all-gather schedule.
+    const ring = Array.from({ length: n }, (_, i) => i)
+    const blocks = new Array<number>(n).fill(8e6 / n)
+    const scheduled = toDense(
+      scheduleMatrix(n, ringAllGatherSchedule(ring, blocks, ringReduceScatterSchedule(ring, blocks))),
+    )
+    const { volume, messages } = toDense(dnn)
+    for (let x = 0; x < n * n; x++) {
+      expect(volume[x]).toBeCloseTo(scheduled.volume[x]!, 3)
+      expect(messages[x]).toBe(scheduled.messages[x])
+    }
+    expect(messages[3 * n + 4]).toBe(2 * (n - 1)) // 2(N − 1) blocks from each rank to the next
+    expect(volume[(n - 1) * n]).toBeCloseTo((2 * (n - 1) * 8e6) / n, 3)
   })
 
   it('unknown patterns and too few processes are coded errors', () => {

@@ -139,19 +139,35 @@ export function luPattern(processes: number, o: StencilOptions = {}): CommMatrix
   return b.build()
 }
 
-/** Options of the DNN pattern: model bytes (default 244 MB, AlexNet's 61 M float32 parameters) and servers. */
+/** How data-parallel DNN training exchanges its parameters each step. */
+export const dnnExchanges = ['parameter-server', 'allreduce'] as const
+export type DnnExchange = (typeof dnnExchanges)[number]
+
+/** Options of the DNN pattern: model bytes (default 244 MB, AlexNet's 61 M float32 parameters), exchange and servers. */
 export interface DnnOptions {
   modelBytes?: number
+  /** Default `parameter-server`. */
+  exchange?: DnnExchange
   /** Parameter servers (ranks 0 … S − 1); default round(√N). */
   servers?: number
 }
 
 /**
- * Data-parallel DNN training with sharded parameter servers: each worker pushes its gradient
- * shard (model / S bytes) to each server and pulls the updated shard back, once per step.
+ * Data-parallel DNN training, one step's parameter exchange. `parameter-server`: sharded
+ * parameter servers; each worker pushes its gradient shard (model / S bytes) to each server and
+ * pulls the updated shard back. `allreduce`: every rank is a worker and the gradients are summed
+ * by the runtime's ring all-reduce (reduce-scatter, then all-gather, ranks in rank order), so
+ * each rank sends 2(N − 1) blocks of model / N bytes to its successor.
  */
 export function dnnPattern(processes: number, o: DnnOptions = {}): CommMatrix {
   const model = o.modelBytes ?? 244e6
+  if (o.exchange === 'allreduce') {
+    // The ring all-reduce's matrix in closed form (its schedule holds 2N(N − 1) sends: 134 M at 8,192 ranks).
+    const b = new CommMatrixBuilder(processes)
+    const hops = 2 * (processes - 1)
+    for (let i = 0; i < processes; i++) b.add(i, (i + 1) % processes, (hops * model) / processes, hops)
+    return b.build()
+  }
   const servers = Math.min(processes - 1, o.servers ?? Math.max(1, Math.round(Math.sqrt(processes))))
   const b = new CommMatrixBuilder(processes)
   if (servers < 1) return b.build()

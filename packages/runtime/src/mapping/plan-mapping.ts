@@ -4,6 +4,7 @@ import { createRng } from '../random/rng.ts'
 import type { CommMatrix } from './comm-matrix.ts'
 import { type PatternOptions, patternMatrix } from './patterns.ts'
 import { planGeo } from './planners/geo.ts'
+import { type GeoRefinedOptions, planGeoRefined } from './planners/geo-refined.ts'
 import { planGreedy } from './planners/greedy.ts'
 import { fractionBelow, monteCarloSearch } from './planners/monte-carlo.ts'
 import { type MpippOptions, planMpipp } from './planners/mpipp.ts'
@@ -12,8 +13,20 @@ import { checkMapping, mappingCost, mappingProblem, nodesOf, randomConstraints, 
 import { builtInProfile, type SiteProfile } from './site-profile.ts'
 
 /** The planners, by the names the CLI and the JSON lines use. */
-export const mappingPlanners = ['geo', 'greedy', 'mpipp', 'random'] as const
+export const mappingPlanners = ['geo', 'geo-refined', 'greedy', 'mpipp', 'random'] as const
 export type MappingPlanner = (typeof mappingPlanners)[number]
+
+/**
+ * Each planner's random stream (offset from the seed), fixed by name so a plan does not depend
+ * on which other planners ran; geo-refined shares geo's, so it starts from geo's own grouping.
+ */
+const plannerStream: Record<MappingPlanner, number> = {
+  geo: 0,
+  'geo-refined': 0,
+  greedy: 1,
+  mpipp: 2,
+  random: 3,
+}
 
 /** What to plan: plain data (a server can check it with zod), plus an optional prebuilt matrix. */
 export interface PlanMappingOptions {
@@ -41,6 +54,8 @@ export interface PlanMappingOptions {
   /** Keep every Monte Carlo sample's cost (for CDFs and best-of-K curves). */
   keepSamples?: boolean
   mpipp?: MpippOptions
+  /** Time bound of geo-refined's refinement (default 20 s). */
+  geoRefined?: GeoRefinedOptions
 }
 
 /** One planner's plan. */
@@ -53,7 +68,7 @@ export interface PlannedMapping {
   siteOf: number[]
   /** Node per rank: site s's nodes are numbered after the nodes of sites 0 … s − 1. */
   nodeOf: number[]
-  /** MPIPP only: its time bound cut the search short. */
+  /** MPIPP and geo-refined: the time bound cut the search short. */
   truncated?: boolean
 }
 
@@ -101,19 +116,23 @@ export function planMapping(o: PlanMappingOptions): MappingPlanResult {
     o.constraints ?? Array.from(randomConstraints(n, free.capacity, o.constraintRatio ?? 0, createRng(seed)))
   const p = mappingProblem(matrix, sized, pins)
   const plans: PlannedMapping[] = []
-  for (const [index, algorithm] of (o.planners ?? mappingPlanners).entries()) {
+  for (const algorithm of o.planners ?? mappingPlanners) {
     if (!mappingPlanners.includes(algorithm))
       throw new UsageError(
         'PLANNER_UNKNOWN',
         `unknown planner "${algorithm}" (${mappingPlanners.join(', ')})`,
       )
     // Each planner draws from its own stream, so a plan does not depend on which others ran.
-    const rng = createRng(seed * 7919 + index + 1)
+    const rng = createRng(seed * 7919 + plannerStream[algorithm] + 1)
     const start = performance.now()
     let truncated: boolean | undefined
     let siteOf: Int32Array
     if (algorithm === 'geo') siteOf = planGeo(p, sized.coordinates, rng).siteOf
-    else if (algorithm === 'greedy') siteOf = planGreedy(p)
+    else if (algorithm === 'geo-refined') {
+      const r = planGeoRefined(p, sized.coordinates, rng, o.geoRefined)
+      siteOf = r.siteOf
+      truncated = r.truncated
+    } else if (algorithm === 'greedy') siteOf = planGreedy(p)
     else if (algorithm === 'mpipp') {
       const r = planMpipp(p, rng, o.mpipp)
       siteOf = r.siteOf

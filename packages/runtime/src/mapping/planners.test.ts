@@ -3,13 +3,19 @@ import { describe, expect, it } from 'vitest'
 import { createRng } from '../random/rng.ts'
 import { CommMatrixBuilder } from './comm-matrix.ts'
 import { planGeo } from './planners/geo.ts'
+import { planGeoRefined } from './planners/geo-refined.ts'
 import { planGreedy } from './planners/greedy.ts'
 import { fractionBelow, monteCarloSearch } from './planners/monte-carlo.ts'
 import { planMpipp } from './planners/mpipp.ts'
 import { planRandom, randomMappingSampler } from './planners/random.ts'
 import { type MappingProblem, mappingCost, mappingProblem, UNPINNED } from './problem.ts'
 import { groupSites, permutations } from './site-groups.ts'
-import { exhaustiveOptimum, randomInstance, twoSiteProfile } from './test-support/instances.ts'
+import {
+  cheapestOneStepAway,
+  exhaustiveOptimum,
+  randomInstance,
+  twoSiteProfile,
+} from './test-support/instances.ts'
 
 const coordinatesFor = (m: number) => Array.from({ length: m }, (_, s) => [Math.cos(s), Math.sin(s)])
 
@@ -43,6 +49,8 @@ describe('every planner honours constraints and capacities', () => {
           const coords = coordinatesFor(p.sites)
           const plans = {
             geo: planGeo(p, coords, createRng(seed)).siteOf,
+            geoGain: planGeo(p, coords, createRng(seed), { rules: ['gain'] }).siteOf,
+            geoRefined: planGeoRefined(p, coords, createRng(seed)).siteOf,
             greedy: planGreedy(p),
             mpipp: planMpipp(p, createRng(seed), { restarts: 2 }).siteOf,
             random: planRandom(p, createRng(seed)),
@@ -85,21 +93,32 @@ describe('Algorithm 1 (geo) against exhaustive search', () => {
     expect(Array.from(geo.siteOf)).toEqual([1, 1, 1, 1, 0, 0, 0, 0])
   })
 
-  it('is optimal on most random instances and within the measured gap on average', () => {
+  it('is optimal on some random instances and within the measured gap on average; geo-refined closes most of it', () => {
     // 60 seeded instances: 8 ranks, 3 sites, 20 % pinned, dense random traffic, random asymmetric links.
-    // Measured (docs/mapping.md): optimal on 38 of 60, mean gap 4.8 %, worst 58 %.
-    let optimal = 0
-    let gapSum = 0
+    // Measured (docs/mapping.md): geo optimal on 24 of 60, mean gap 10.4 %, worst 58 %;
+    // geo-refined optimal on all 60 (MPIPP from random starts: 57, mean gap 0.5 %).
+    const tally = { geo: { optimal: 0, gap: 0 }, refined: { optimal: 0, gap: 0 } }
     for (let t = 0; t < 60; t++) {
       const p = randomInstance(createRng(100 + t), 8, 3, 0.2)
       const opt = exhaustiveOptimum(p).cost
       const geo = planGeo(p, coordinatesFor(3), createRng(t)).cost
-      expect(geo).toBeGreaterThanOrEqual(opt * (1 - 1e-12))
-      if (geo <= opt * (1 + 1e-12)) optimal++
-      gapSum += geo / opt - 1
+      const refined = planGeoRefined(p, coordinatesFor(3), createRng(t))
+      // Same random stream: geo-refined starts from geo's own fills, so it never costs more.
+      expect(refined.geoCost).toBe(geo)
+      expect(refined.cost).toBeLessThanOrEqual(geo)
+      for (const [key, cost] of [
+        ['geo', geo],
+        ['refined', refined.cost],
+      ] as const) {
+        expect(cost).toBeGreaterThanOrEqual(opt * (1 - 1e-12))
+        if (cost <= opt * (1 + 1e-12)) tally[key].optimal++
+        tally[key].gap += cost / opt - 1
+      }
     }
-    expect(optimal).toBeGreaterThanOrEqual(30)
-    expect(gapSum / 60).toBeLessThan(0.08)
+    expect(tally.geo.optimal).toBeGreaterThanOrEqual(20)
+    expect(tally.geo.gap / 60).toBeLessThan(0.12)
+    expect(tally.refined.optimal).toBeGreaterThanOrEqual(57)
+    expect(tally.refined.gap / 60).toBeLessThan(0.005)
   })
 
   it('tries every order of κ ≤ 5 groups', () => {
@@ -153,24 +172,7 @@ describe('baselines against their definitions', () => {
     for (let t = 0; t < 25; t++) {
       const q = randomInstance(createRng(500 + t), 10, 3, 0.2)
       const { siteOf, cost } = planMpipp(q, createRng(t), { restarts: 1 })
-      const used = new Array(q.sites).fill(0)
-      for (const s of siteOf) used[s]++
-      const free = (i: number) => q.pinned[i] === UNPINNED
-      for (let i = 0; i < 10; i++) {
-        if (!free(i)) continue
-        for (let j = i + 1; j < 10; j++) {
-          if (!free(j) || siteOf[i] === siteOf[j]) continue
-          const swapped = siteOf.slice()
-          ;[swapped[i], swapped[j]] = [siteOf[j]!, siteOf[i]!]
-          expect(mappingCost(q, swapped)).toBeGreaterThanOrEqual(cost * (1 - 1e-9))
-        }
-        for (let s = 0; s < q.sites; s++) {
-          if (s === siteOf[i] || used[s] >= q.capacity[s]!) continue
-          const moved = siteOf.slice()
-          moved[i] = s
-          expect(mappingCost(q, moved)).toBeGreaterThanOrEqual(cost * (1 - 1e-9))
-        }
-      }
+      expect(cheapestOneStepAway(q, siteOf)).toBeGreaterThanOrEqual(cost * (1 - 1e-9))
     }
   })
 

@@ -72,3 +72,26 @@ export function pairWeights(p: MappingProblem): Float64Array {
   weightCache.set(p, weights)
   return weights
 }
+
+/**
+ * A complete mapping's cost table, kept current as ranks move (the local searches' state):
+ * `table[i·M + s]` is what rank i's links cost if i ran at s, `free[s]` the site's free nodes.
+ * `move(i, to)` updates `siteOf` in place. O(non-zeros · M) to build, O(degree · M) a move.
+ */
+export function mappingTable(p: MappingProblem, siteOf: Int32Array) {
+  const n = p.comm.processes
+  const table = new Float64Array(n * p.sites)
+  const free = Int32Array.from(p.capacity)
+  for (let i = 0; i < n; i++) {
+    addNeighbourTerms(p, table, i, siteOf[i]!, 1)
+    free[siteOf[i]!]!--
+  }
+  const move = (i: number, to: number) => {
+    addNeighbourTerms(p, table, i, siteOf[i]!, -1)
+    free[siteOf[i]!]!++
+    siteOf[i] = to
+    addNeighbourTerms(p, table, i, to, 1)
+    free[to]!--
+  }
+  return { table, free, move }
+}

@@ -32,6 +32,7 @@ import { formatSeconds, secondsBarTooltip } from '../../topology/what-if.ts'
 
 const PLANNER_COLORS: Record<PlanPlanner, string> = {
   geo: '#2f5bea',
+  'geo-refined': '#0f766e',
   greedy: '#d97706',
   mpipp: '#9333ea',
   random: '#94a3b8',

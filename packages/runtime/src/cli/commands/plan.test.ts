@@ -33,13 +33,21 @@ describe('codebook plan mapping', () => {
     ])
     expect(code).toBe(0)
     const rows = lines.map((l) => JSON.parse(l))
-    expect(rows.map((r) => r.algorithm)).toEqual(['geo', 'greedy', 'mpipp', 'random', 'monte-carlo'])
-    for (const r of rows.slice(0, 4)) {
+    expect(rows.map((r) => r.algorithm)).toEqual([
+      'geo',
+      'geo-refined',
+      'greedy',
+      'mpipp',
+      'random',
+      'monte-carlo',
+    ])
+    for (const r of rows.slice(0, 5)) {
       expect(Object.keys(r)).toEqual(['algorithm', 'pattern', 'processes', 'cost', 'planMs'])
       expect(r).toMatchObject({ pattern: 'bt', processes: 16 })
       expect(r.cost).toBeGreaterThan(0)
     }
-    const mc = rows[4]
+    expect(rows[1].cost).toBeLessThanOrEqual(rows[0].cost) // geo-refined starts from geo's fills
+    const mc = rows[5]
     expect(Object.keys(mc)).toEqual(['algorithm', 'samples', 'best', 'fractionBetterThanGeo'])
     expect(mc.samples).toBe(500)
     expect(mc.fractionBetterThanGeo).toBeGreaterThanOrEqual(0)

@@ -5,7 +5,7 @@ import type { BroadcastScheduleAlgorithm } from '../../collectives/schedules/bro
 import { UsageError } from '../../errors.ts'
 import { writeAtomically } from '../../formats/atomic.ts'
 import { readCommMatrixNpy, writeCommMatrixNpy } from '../../mapping/comm-matrix-npy.ts'
-import { mappingPatterns, patternMatrix } from '../../mapping/patterns.ts'
+import { type DnnExchange, dnnExchanges, mappingPatterns, patternMatrix } from '../../mapping/patterns.ts'
 import { type MappingPlanResult, mappingPlanners, planMapping } from '../../mapping/plan-mapping.ts'
 import { loadSiteProfile } from '../../mapping/site-profile.ts'
 import { siteProfileOfTopology } from '../../mapping/topology-profile.ts'
@@ -33,7 +33,9 @@ export interface PlanMappingCliOptions {
   broadcast: BroadcastScheduleAlgorithm
   aggregation: (typeof aggregationModes)[number]
   chunkBytes: number
+  dnnExchange: DnnExchange
   mpippMaxMs: number
+  refineMaxMs: number
   exportMatrix?: string
   out?: string
   json?: boolean
@@ -61,6 +63,7 @@ export async function runPlanMapping(
     broadcast: o.broadcast,
     aggregation: o.aggregation,
     chunkBytes: o.chunkBytes,
+    exchange: o.dnnExchange,
   }
   const matrix = fromFile
     ? await readCommMatrixNpy(o.pattern)
@@ -81,6 +84,7 @@ export async function runPlanMapping(
     planners: o.planners,
     ...(o.monteCarlo ? { monteCarlo: o.monteCarlo } : {}),
     mpipp: { maxMs: o.mpippMaxMs },
+    geoRefined: { maxMs: o.refineMaxMs },
   })
   if (o.out) {
     const out = o.out
@@ -98,7 +102,7 @@ export async function runPlanMapping(
     io.stdout.write(
       o.json
         ? `${JSON.stringify(p.truncated ? { ...line, truncated: true } : line)}\n`
-        : `${p.algorithm.padEnd(8)} cost ${p.cost.toFixed(4).padStart(12)} s${random ? `  gain over random ${((1 - p.cost / random) * 100).toFixed(1).padStart(5)} %` : ''}  planned in ${p.planMs.toFixed(1)} ms${p.truncated ? ' (time bound hit)' : ''}\n`,
+        : `${p.algorithm.padEnd(11)} cost ${p.cost.toFixed(4).padStart(12)} s${random ? `  gain over random ${((1 - p.cost / random) * 100).toFixed(1).padStart(5)} %` : ''}  planned in ${p.planMs.toFixed(1)} ms${p.truncated ? ' (time bound hit)' : ''}\n`,
     )
   }
   const mc = result.monteCarlo
@@ -124,7 +128,7 @@ export function registerPlan(program: Command): void {
   plan
     .command('mapping')
     .description(
-      'Map N processes onto geo-distributed sites: the α-β cost of each planner (geo = Zhou & He Algorithm 1, greedy, mpipp, random)',
+      'Map N processes onto geo-distributed sites: the α-β cost of each planner (geo = Zhou & He Algorithm 1, geo-refined = it refined by pairwise exchanges, greedy, mpipp, random)',
     )
     .requiredOption(
       '--pattern <name|FILE.npy>',
@@ -171,9 +175,21 @@ export function registerPlan(program: Command): void {
       DEFAULT_CHUNK_BYTES,
     )
     .option(
+      '--dnn-exchange <kind>',
+      `dnn pattern: ${dnnExchanges.join(', ')}`,
+      oneOf('--dnn-exchange', dnnExchanges),
+      'parameter-server',
+    )
+    .option(
       '--mpipp-max-ms <ms>',
       'time bound of MPIPP’s search',
       nonNegativeNumber('--mpipp-max-ms'),
+      20_000,
+    )
+    .option(
+      '--refine-max-ms <ms>',
+      'time bound of geo-refined’s refinement (after its fills)',
+      nonNegativeNumber('--refine-max-ms'),
       20_000,
     )
     .option('--export-matrix <file.npy>', 'write the communication matrix as .npy (+ .messages.npy)')

@@ -17,40 +17,71 @@ export interface GeoPlan {
 }
 
 /**
- * Zhou & He's Algorithm 1. For each κ = 1 … min(5, M): group the sites by K-means on their
- * coordinates (Forgy start), and for every order of the groups, fill: pinned ranks first, then
- * group by group the ranks that gain most from running there ({@link fillInGroupOrder}); when
- * the group is full the next group takes over. The
- * cheapest filled mapping over all κ and orders is kept. (The paper bounds κ by 5 so every order
- * can be tried; trying each κ below it as well is this implementation's choice.)
+ * How a fill picks the next rank inside a group. `tie` (Algorithm 1 as issue 21 reads the paper's
+ * greedy step): the unplaced rank with the most traffic to the placed ones. `gain` (a variant
+ * kept for geo-refined's starts): the rank that gains most from running in this group rather
+ * than in a later one.
  */
-export function planGeo(p: MappingProblem, coordinates: readonly (readonly number[])[], rng: Rng): GeoPlan {
+export type FillRule = 'tie' | 'gain'
+
+/** Options of {@link planGeo}. */
+export interface GeoOptions {
+  /** Process order inside a group (default `tie`, the paper's). */
+  rules?: readonly FillRule[]
+  /** Sees every filled mapping (all κ, orders and rules), e.g. to refine more than the cheapest. */
+  onFill?: (siteOf: Int32Array, cost: number, rule: FillRule) => void
+}
+
+/**
+ * Zhou & He's Algorithm 1. For each κ = 1 … min(5, M): group the sites by K-means on their
+ * coordinates (Forgy start), and for every order of the groups, fill ({@link fillInGroupOrder}):
+ * pinned ranks first, then group by group the rank with the most traffic to the placed ones
+ * goes to the group's site where it adds the least α-β cost; when the group is full the next
+ * group takes over. The cheapest filled mapping over all κ and orders is kept. (The paper
+ * bounds κ by 5 so every order can be tried; trying each κ below it as well is this
+ * implementation's choice.)
+ */
+export function planGeo(
+  p: MappingProblem,
+  coordinates: readonly (readonly number[])[],
+  rng: Rng,
+  o: GeoOptions = {},
+): GeoPlan {
   let best: GeoPlan | undefined
   let ordersTried = 0
+  const groupings: number[][][] = []
   const seen = new Set<string>()
   for (let kappa = 1; kappa <= Math.min(MAX_GROUPS, p.sites); kappa++) {
     const groups = groupSites(coordinates, kappa, rng)
     const key = JSON.stringify(groups)
-    if (seen.has(key)) continue // K-means gave a grouping already tried
+    if (!seen.has(key)) groupings.push(groups) // else K-means gave a grouping already tried
     seen.add(key)
-    for (const order of permutations(groups)) {
-      const siteOf = fillInGroupOrder(p, order)
-      const cost = mappingCost(p, siteOf)
-      ordersTried++
-      if (!best || cost < best.cost) best = { siteOf, cost, groupOrder: order, ordersTried: 0 }
-    }
   }
+  for (const rule of o.rules ?? ['tie'])
+    for (const groups of groupings)
+      for (const order of permutations(groups)) {
+        const siteOf = fillInGroupOrder(p, order, rule)
+        const cost = mappingCost(p, siteOf)
+        ordersTried++
+        o.onFill?.(siteOf, cost, rule)
+        if (!best || cost < best.cost) best = { siteOf, cost, groupOrder: order, ordersTried: 0 }
+      }
   return { ...best!, ordersTried }
 }
 
 /**
- * Algorithm 1's greedy fill for one order of site groups. While a group has free nodes, the
- * next rank is the one that gains most from running in this group rather than in a later one
- * (its cheapest later site's cost minus its cheapest site's cost here, against the ranks placed
- * so far), and it goes to its cheapest site of the group. In the last group, ranks come by their
- * tie to the placed ones.
+ * Algorithm 1's greedy fill for one order of site groups: pinned ranks first; then, while the
+ * current group has free nodes, the next rank goes to the group's site where its links to the
+ * placed ranks cost least (latency and bandwidth terms, both directions). The next rank is, by
+ * `rule`: `tie`, the one with the most traffic to the placed ranks (the heaviest rank when none
+ * is tied); `gain`, the one whose cheapest later site costs most above its cheapest site here
+ * (in the last group, by tie).
  */
-export function fillInGroupOrder(p: MappingProblem, order: readonly (readonly number[])[]): Int32Array {
+export function fillInGroupOrder(
+  p: MappingProblem,
+  order: readonly (readonly number[])[],
+  rule: FillRule = 'tie',
+): Int32Array {
   const state = new PlacementState(p)
   const m = p.sites
   order.forEach((group, g) => {
@@ -65,7 +96,7 @@ export function fillInGroupOrder(p: MappingProblem, order: readonly (readonly nu
       }
       return best
     }
-    if (later.length > 0) {
+    if (rule === 'gain' && later.length > 0) {
       state.priority = (i) => {
         const elsewhere = cheapest(i, later)
         return elsewhere === Number.POSITIVE_INFINITY ? 0 : elsewhere - cheapest(i, here)

@@ -1,6 +1,6 @@
 import type { Rng } from '../../random/rng.ts'
 import { type MappingProblem, mappingCost, UNPINNED } from '../problem.ts'
-import { addNeighbourTerms, pairCost } from '../site-terms.ts'
+import { mappingTable, pairCost } from '../site-terms.ts'
 import { randomMappingSampler } from './random.ts'
 
 /** MPIPP's search effort: random starts, and a wall-clock bound for large instances. */
@@ -36,7 +36,7 @@ export function planMpipp(p: MappingProblem, rng: Rng, o: MpippOptions = {}): Mp
   for (let r = 0; r < (o.restarts ?? 4); r++) {
     if (best && now() > deadline) break
     const siteOf = draw().slice()
-    const truncated = refine(p, siteOf, () => now() > deadline)
+    const truncated = kernighanLinPasses(p, siteOf, () => now() > deadline)
     const cost = mappingCost(p, siteOf)
     if (!best || cost < best.cost) best = { siteOf, cost, truncated }
     if (truncated) break
@@ -44,34 +44,26 @@ export function planMpipp(p: MappingProblem, rng: Rng, o: MpippOptions = {}): Mp
   return best!
 }
 
-/** Kernighan–Lin passes on `siteOf` in place; true when `late()` stopped them. */
-function refine(p: MappingProblem, siteOf: Int32Array, late: () => boolean): boolean {
+/**
+ * Kernighan–Lin passes on `siteOf` in place (MPIPP's refinement, from any start); true when
+ * `late()` stopped them. Each pass keeps its best prefix, so the cost never rises. Passes stop
+ * once one gains no more than `minPassGain` seconds (default 0: while any pass gains).
+ */
+export function kernighanLinPasses(
+  p: MappingProblem,
+  siteOf: Int32Array,
+  late: () => boolean,
+  minPassGain = 0,
+): boolean {
   const n = p.comm.processes
   const m = p.sites
   const nl = p.neighbours
-  const table = new Float64Array(n * m)
-  const free = Int32Array.from(p.capacity)
-  const rebuild = () => {
-    table.fill(0)
-    free.set(p.capacity)
-    for (let i = 0; i < n; i++) {
-      addNeighbourTerms(p, table, i, siteOf[i]!, 1)
-      free[siteOf[i]!]!--
-    }
-  }
-  const move = (i: number, to: number) => {
-    addNeighbourTerms(p, table, i, siteOf[i]!, -1)
-    free[siteOf[i]!]!++
-    siteOf[i] = to
-    addNeighbourTerms(p, table, i, to, 1)
-    free[to]!--
-  }
+  const { table, free, move } = mappingTable(p, siteOf)
   // corr[j]: the pair term of exchanging i with neighbour j (scratch, reset after each i).
   const corr = new Float64Array(n)
   const locked = new Uint8Array(n)
   const movable: number[] = []
   for (let i = 0; i < n; i++) if (p.pinned[i] === UNPINNED) movable.push(i)
-  rebuild()
   for (;;) {
     locked.fill(0)
     const steps: [number, number, number, number][] = [] // i, j (−1: a move), site of i before, of j before
@@ -129,7 +121,7 @@ function refine(p: MappingProblem, siteOf: Int32Array, late: () => boolean): boo
       }
     }
     undo(steps, bestPrefix)
-    if (bestPrefix === 0) return false
+    if (bestPrefix === 0 || bestGain <= minPassGain) return false
   }
 
   function undo(steps: [number, number, number, number][], keep: number) {

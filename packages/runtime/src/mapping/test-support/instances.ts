@@ -1,6 +1,6 @@
 import type { Rng } from '../../random/rng.ts'
 import { type CommMatrix, CommMatrixBuilder } from '../comm-matrix.ts'
-import { type MappingProblem, mappingProblem, UNPINNED } from '../problem.ts'
+import { type MappingProblem, mappingCost, mappingProblem, UNPINNED } from '../problem.ts'
 import type { SiteProfile } from '../site-profile.ts'
 
 /**
@@ -110,4 +110,33 @@ export function twoSiteProfile(
     coordinates: [[0], [1]],
     nodes,
   }
+}
+
+/**
+ * The cheapest mapping one step away from `siteOf` (an exchange of two unpinned ranks on
+ * different sites, or a move of one to a free node), by brute force: a local search has ended
+ * at a local optimum when this is not below its cost. Infinity when no step exists.
+ */
+export function cheapestOneStepAway(p: MappingProblem, siteOf: Int32Array): number {
+  const n = p.comm.processes
+  const used = new Array<number>(p.sites).fill(0)
+  for (const s of siteOf) used[s]!++
+  const free = (i: number) => p.pinned[i] === UNPINNED
+  let best = Number.POSITIVE_INFINITY
+  for (let i = 0; i < n; i++) {
+    if (!free(i)) continue
+    for (let j = i + 1; j < n; j++) {
+      if (!free(j) || siteOf[i] === siteOf[j]) continue
+      const swapped = siteOf.slice()
+      ;[swapped[i], swapped[j]] = [siteOf[j]!, siteOf[i]!]
+      best = Math.min(best, mappingCost(p, swapped))
+    }
+    for (let s = 0; s < p.sites; s++) {
+      if (s === siteOf[i] || used[s]! >= p.capacity[s]!) continue
+      const moved = siteOf.slice()
+      moved[i] = s
+      best = Math.min(best, mappingCost(p, moved))
+    }
+  }
+  return best
 }
