@@ -4,6 +4,7 @@ import {
   PLAN_LIMITS,
   type PlanPlanner,
   type PlanResult,
+  planPlanners,
   type Topology,
   topologyNodes,
 } from '@codebook/shared'
@@ -39,7 +40,8 @@ export const PLACEMENT_FORM_DEFAULTS: PlacementForm = {
   processes: '64',
   constraintRatio: '0.2',
   seed: '1',
-  planners: ['geo', 'greedy', 'mpipp', 'random'],
+  // Every planner, as the API's default: geo as published and geo-refined beside the baselines.
+  planners: [...planPlanners],
   monteCarlo: '',
 }
 
