@@ -66,6 +66,7 @@ export {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runPartials,
   runReductions,
 } from './run-defaults.ts'
 export type { CreateRunInput } from './runs.ts'

@@ -48,6 +48,13 @@ export const runAlgorithms = ['lloyd', 'hamerly', 'yinyang', 'auto'] as const
 export const runAssignments = ['exact', 'approximate'] as const
 
 /**
+ * How partial cluster sums travel in the regroup and combine: `exact` (int32 when every value is an
+ * integer, else float64: the float64 path's result bitwise) or `float32` (half the bytes of real-valued
+ * sums; each centroid coordinate within the bound of docs/runtime.md "Float32 partial sums").
+ */
+export const runPartials = ['exact', 'float32'] as const
+
+/**
  * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is
  * the fast one (the what-if simulator's default map throughput is measured on it); `reference`
  * (plain TypeScript) is kept for tests and for machines without onnxruntime. `CreateRun` uses
@@ -65,6 +72,7 @@ export const runDefaults = {
   reduction: 'regroup',
   algorithm: 'lloyd',
   assignment: 'exact',
+  partials: 'exact',
   kernel: 'onnx',
   seed: 1,
 } as const

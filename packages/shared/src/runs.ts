@@ -9,6 +9,7 @@ import {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runPartials,
   runReductions,
 } from './run-defaults.ts'
 
@@ -158,6 +159,8 @@ export const CreateRun = z.object({
   algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
   /** `approximate`: HNSW assignment (no bounds: with `hamerly` / `yinyang` the run fails `KMEANS_ASSIGNMENT_CONFLICT`). */
   assignment: z.enum(runAssignments).default(runDefaults.assignment),
+  /** Encoding of the partial sums on the wire (see {@link runPartials}). */
+  partials: z.enum(runPartials).default(runDefaults.partials),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z
     .string()

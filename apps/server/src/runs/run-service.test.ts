@@ -228,6 +228,39 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(server.app.runs.workerPids(queued.id)).toEqual([])
   })
 
+  it('carries float32 partial sums and approximate assignment from the request to the workers and the reports', async () => {
+    const common = { datasetId: smallId, k: 4, maxIterations: 3, workers: 2, kernel: 'reference', tol: 0 }
+    const init = await computeInit('kmeans++', small.values, small.values.length / small.d, small.d, 4, 1)
+    const ref = lloydReference(small.values, small.d, init, { maxIterations: 3, tol: 0, seed: 1 })
+    const reportsOf = async (id: string) =>
+      RunEventList.parse(await getJson(`/api/runs/${id}/events`))
+        .events.filter((e) => e.type === 'iteration')
+        .map((e) => IterationReport.parse(e.data))
+
+    const narrow = Run.parse(await (await post('/api/runs', { ...common, partials: 'float32' })).json())
+    expect(narrow.params.partials).toBe('float32')
+    expect((await server.app.runs.settled(narrow.id)).status).toBe('succeeded')
+    const narrowReports = await reportsOf(narrow.id)
+    expect(narrowReports).toHaveLength(ref.iterations)
+    for (const [i, r] of narrowReports.entries()) {
+      // Real-valued sums went as float32 (half their bytes) and moved the centroids only by rounding.
+      expect(r.partialBytesSaved).toBeGreaterThan(0)
+      expect(Math.abs(r.inertia / ref.inertia[i]! - 1)).toBeLessThan(1e-5)
+    }
+
+    const approx = Run.parse(await (await post('/api/runs', { ...common, assignment: 'approximate' })).json())
+    expect(approx.params.assignment).toBe('approximate')
+    const done = await server.app.runs.settled(approx.id)
+    expect(done.status).toBe('succeeded')
+    for (const r of await reportsOf(approx.id)) {
+      expect(r.assignment).toBe('approximate')
+      expect(r.assignmentRecall).toBeGreaterThanOrEqual(0)
+      expect(r.assignmentRecall).toBeLessThanOrEqual(1)
+    }
+    // HNSW over 4 centroids misses little: the run ends near exact Lloyd's inertia.
+    expect(Math.abs(done.inertia! / ref.inertia.at(-1)! - 1)).toBeLessThan(0.01)
+  })
+
   it('streams a running run to sockets joining at any seq without gap or duplicate, and cancels it killing its workers', async () => {
     const first = await listen(server.url)
     const second = await listen(server.url)
@@ -374,6 +407,7 @@ describe('runs across a restart', () => {
         reduction: 'regroup',
         algorithm: 'lloyd',
         assignment: 'exact',
+        partials: 'exact',
         kernel: 'reference',
         seed: 1,
         init: 'kmeans++',

@@ -40,6 +40,7 @@ describe('validateRunForm', () => {
         reduction: 'regroup',
         algorithm: 'lloyd',
         assignment: 'exact',
+        partials: 'exact',
         init: 'kmeans++',
         kernel: runDefaults.kernel,
       },

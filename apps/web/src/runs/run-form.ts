@@ -11,6 +11,7 @@ import {
   runChainOrders,
   runDefaults,
   type runLaunchers,
+  runPartials,
   runReductions,
   type ServerLimits,
   SlurmLaunch,
@@ -31,6 +32,7 @@ export interface RunFormValues {
   reduction: (typeof runReductions)[number]
   algorithm: (typeof runAlgorithms)[number]
   assignment: (typeof runAssignments)[number]
+  partials: (typeof runPartials)[number]
   init: (typeof initMethods)[number]
   kernel: string
   /** Saved topology the workers run as; '' = none (every worker on one rack). */
@@ -58,6 +60,7 @@ export const runFormChoices = {
   reduction: runReductions,
   algorithm: runAlgorithms,
   assignment: runAssignments,
+  partials: runPartials,
   init: initMethods,
 } as const
 
@@ -76,6 +79,7 @@ export const defaultRunForm: RunFormValues = {
   reduction: runDefaults.reduction,
   algorithm: runDefaults.algorithm,
   assignment: runDefaults.assignment,
+  partials: runDefaults.partials,
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
   topologyId: '',
@@ -233,6 +237,7 @@ export function validateRunForm(
     reduction: values.reduction,
     algorithm: values.algorithm,
     assignment: values.assignment,
+    partials: values.partials,
     init: values.init,
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),

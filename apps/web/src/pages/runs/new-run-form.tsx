@@ -30,6 +30,7 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   reduction: 'Reduction',
   algorithm: 'Algorithm',
   assignment: 'Assignment',
+  partials: 'Partial sums',
   init: 'Init',
 }
 
