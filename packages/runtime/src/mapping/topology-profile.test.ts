@@ -103,4 +103,37 @@ describe('siteProfileOfTopology: the α-β profile of a topology’s own sites',
       /only 5 nodes/,
     )
   })
+  it('MPIPP ends on its own on uneven site capacities (rounding-noise gains once kept it passing until its time bound)', () => {
+    // Three nodes and one, 20 ms and 1 Gbit/s between them: an instance that kept the old MPIPP busy.
+    const t: Topology = {
+      version: 1,
+      name: 'pair',
+      sites: [
+        {
+          name: 'a',
+          racks: [{ name: 'ra', uplinkGbps: 40, nodes: [node('a0', 10), node('a1', 10), node('a2', 10)] }],
+        },
+        { name: 'b', racks: [{ name: 'rb', uplinkGbps: 40, nodes: [node('b0', 10)] }] },
+      ],
+      siteLinks: {
+        latencyMs: [
+          [0, 20],
+          [20, 0],
+        ],
+        bandwidthGbps: [
+          [0, 1],
+          [1, 0],
+        ],
+      },
+    }
+    const result = planMapping({
+      profile: siteProfileOfTopology(t),
+      pattern: 'lu',
+      processes: 4,
+      planners: ['mpipp'],
+      mpipp: { maxMs: 10_000 },
+    })
+    expect(result.capacity).toEqual([3, 1])
+    expect(result.plans[0]!.truncated).toBeFalsy()
+  })
 })

@@ -64,6 +64,9 @@ export function kernighanLinPasses(
   const locked = new Uint8Array(n)
   const movable: number[] = []
   for (let i = 0; i < n; i++) if (p.pinned[i] === UNPINNED) movable.push(i)
+  // Gains below a billionth of the cost are rounding noise: counted as gains, exchanges that undo
+  // each other would make passes forever (seen with uneven site capacities: 20 s and `truncated`).
+  const noise = 1e-9 * mappingCost(p, siteOf)
   for (;;) {
     locked.fill(0)
     const steps: [number, number, number, number][] = [] // i, j (−1: a move), site of i before, of j before
@@ -115,13 +118,13 @@ export function kernighanLinPasses(
         locked[bj] = 1
       }
       gain -= bDelta
-      if (gain > bestGain * (1 + 1e-12) + 1e-15) {
+      if (gain > bestGain + noise) {
         bestGain = gain
         bestPrefix = steps.length
       }
     }
     undo(steps, bestPrefix)
-    if (bestPrefix === 0 || bestGain <= minPassGain) return false
+    if (bestPrefix === 0 || bestGain <= Math.max(minPassGain, noise)) return false
   }
 
   function undo(steps: [number, number, number, number][], keep: number) {
