@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import { followChild, hasCode, type StoppableChild } from './follow-child.ts'
 import { createJobQueue, JobStopped } from './job-queue.ts'
-import { createOrderedUpdates, type OrderedUpdates } from './ordered-updates.ts'
+import { createOrderedUpdates } from './ordered-updates.ts'
 
 /** How a stored job ended (the statuses every stored job kind shares). */
 export interface StoredJobEnding {
@@ -73,8 +73,6 @@ export interface StoredChildJobs<R, S> {
   settled(id: string): Promise<R>
   /** PID of the running job's child process, if any. */
   childPid(id: string): number | undefined
-  /** Per-job ordered writes and emits (see {@link createOrderedUpdates}). */
-  updates: OrderedUpdates
   /** Start-up: `running` jobs left by the last server become `interrupted`; queued ones run again. */
   start(): Promise<void>
   /** Stops: running jobs are stopped and marked `interrupted`; queued ones stay queued. */
@@ -92,8 +90,7 @@ export function createStoredChildJobs<R extends { id: string; status: string }, 
 ): StoredChildJobs<R, S> {
   const { store, noun, codePrefix } = kind
   const children = new Map<string, JobChild>()
-  const updates = createOrderedUpdates(log, noun)
-  const { inOrder, pending, all } = updates
+  const { inOrder, pending, all } = createOrderedUpdates(log, noun)
 
   async function stored(id: string): Promise<S> {
     const s = await store.get(id)
@@ -197,7 +194,6 @@ export function createStoredChildJobs<R extends { id: string; status: string }, 
       return record(id)
     },
     childPid: (id) => children.get(id)?.child.pid,
-    updates,
     start: () => jobs.start(),
     async shutdown() {
       await jobs.close()
