@@ -1,9 +1,7 @@
 import { type Topology, topologyNodes } from '@codebook/shared'
 import { UsageError } from '../errors.ts'
-import { DEFAULT_NIC_LATENCY_S } from '../simulator/topology-cluster.ts'
+import { DEFAULT_NIC_LATENCY_S, gbpsToBytes } from '../simulator/topology-cluster.ts'
 import { type SiteProfile, sphereCoordinates, validateProfile } from './site-profile.ts'
-
-const gbpsToBytes = (gbps: number) => (gbps * 1e9) / 8
 
 /**
  * The α-β site profile of a topology, so a plan maps ranks onto the topology's own sites and

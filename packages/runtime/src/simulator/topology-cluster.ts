@@ -2,7 +2,8 @@ import { type Topology, topologyNodes } from '@codebook/shared'
 import { UsageError } from '../errors.ts'
 import type { ClusterSpec } from './cluster-network.ts'
 
-const gbpsToBytes = (gbps: number) => (gbps * 1e9) / 8
+/** Gbit/s → bytes/s, as the simulator reads a topology's rates. */
+export const gbpsToBytes = (gbps: number) => (gbps * 1e9) / 8
 
 /** Default one-way NIC latency when a rack gives none: a switched 1 GbE hop with a kernel TCP stack. */
 export const DEFAULT_NIC_LATENCY_S = 25e-6
