@@ -63,9 +63,10 @@ for (const p of patterns) {
     const cost = Object.fromEntries(r.plans.map((x) => [x.algorithm, x.cost]))
     const ms = Object.fromEntries(r.plans.map((x) => [x.algorithm, x.planMs]))
     const mc = r.monteCarlo!
+    const costs = mc.costs! // keepSamples: every sample's cost
     if (seed === 1) {
       // Figure 9: random costs relative to geo, sorted (the CDF's x values at 1,000 quantiles).
-      const sorted = Float64Array.from(mc.costs, (c) => c / cost.geo!).sort()
+      const sorted = Float64Array.from(costs, (c) => c / cost.geo!).sort()
       cdf[p.name] = Array.from(
         { length: 1001 },
         (_, q) => sorted[Math.min(sorted.length - 1, Math.floor((q / 1000) * (sorted.length - 1)))]!,
@@ -74,9 +75,9 @@ for (const p of patterns) {
       const points: { k: number; best: number }[] = []
       let best = Number.POSITIVE_INFINITY
       let next = 1
-      mc.costs.forEach((c, i) => {
+      costs.forEach((c, i) => {
         best = Math.min(best, c)
-        if (i + 1 === next || i + 1 === mc.costs!.length) {
+        if (i + 1 === next || i + 1 === costs.length) {
           points.push({ k: i + 1, best: best / cost.geo! })
           next = Math.ceil(next * 1.25)
         }
@@ -89,7 +90,7 @@ for (const p of patterns) {
       randomMean: mc.mean,
       randomBest: mc.best,
       fractionBetterThanGeo: mc.fractionBetterThanGeo!,
-      fractionBetterThanRefined: fractionBelow(mc.costs!, cost['geo-refined']!),
+      fractionBetterThanRefined: fractionBelow(Float64Array.from(costs), cost['geo-refined']!),
     }
   })
   const gain = (planner: string, base: (r: (typeof rows)[number]) => number) =>
