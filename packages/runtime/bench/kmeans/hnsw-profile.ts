@@ -12,10 +12,14 @@
  */
 import { parseArgs } from 'node:util'
 import { openNpy } from '../../src/formats/index.ts'
-import { buildCentroidIndex, type HnswScalar } from '../../src/kmeans/accel/approximate.ts'
+import {
+  buildCentroidIndex,
+  type HnswScalar,
+  recallFigures,
+  scoreRecall,
+} from '../../src/kmeans/accel/approximate.ts'
 import { generateBlobs } from '../../src/kmeans/bench-data.ts'
 import { createOrtKernel } from '../../src/kmeans/kernels/ort-kernel.ts'
-import { rowDistanceSq } from '../../src/kmeans/kernels/reference-kernel.ts'
 
 const { values } = parseArgs({
   options: {
@@ -75,24 +79,14 @@ for (const tuning of (values.tunings as string).split(',')) {
   t = performance.now()
   const found = index.nearest(points, n)
   const searchMs = performance.now() - t
-  let matched = 0
-  let approxInertia = 0
-  let exactInertia = 0
-  for (let s = 0; s < m; s++) {
-    const i = sampleRows[s]!
-    const approx = rowDistanceSq(points, i, centroids, found[i]!, d)
-    const best = rowDistanceSq(sample, s, centroids, truth[s]!, d)
-    if (approx <= best) matched++
-    approxInertia += approx
-    exactInertia += best
-  }
+  const { recall, inertiaGap } = recallFigures(scoreRecall(points, sampleRows, found, truth, centroids, d))
   console.log(
     JSON.stringify({
       tuning,
       buildMs: Math.round(buildMs),
       searchMs: Math.round(searchMs),
-      recall: matched / m,
-      gap: approxInertia / exactInertia - 1,
+      recall,
+      gap: inertiaGap,
       rssMB: Math.round(process.memoryUsage().rss / 2 ** 20),
     }),
   )

@@ -146,8 +146,9 @@ export const IterateResult = z.object({
     .object({
       sampled: count,
       matched: count,
-      approximateSq: z.number().optional(),
-      exactSq: z.number().optional(),
+      /** Σ squared distance to the approximate centroid, and to the exact nearest, over the sample. */
+      approximateSq: z.number(),
+      exactSq: z.number(),
     })
     .optional(),
   /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */

@@ -15,6 +15,7 @@ import type { DataPlane } from '../transport/data-plane.ts'
 import type { AccelState } from './accel/accel-state.ts'
 import {
   type ApproximateState,
+  addRecall,
   buildCentroidIndex,
   type CentroidIndex,
   createApproximateState,
@@ -253,12 +254,7 @@ export class KmeansWorkerState {
             approximateMs.recall += a.recallMs
           }
           distancesEvaluated += a.distancesEvaluated
-          recall = {
-            sampled: (recall?.sampled ?? 0) + a.recall.sampled,
-            matched: (recall?.matched ?? 0) + a.recall.matched,
-            approximateSq: (recall?.approximateSq ?? 0) + a.recall.approximateSq,
-            exactSq: (recall?.exactSq ?? 0) + a.recall.exactSq,
-          }
+          recall = addRecall(recall, a.recall)
           return a.labels
         }
         if (task.accel && k >= 2) {

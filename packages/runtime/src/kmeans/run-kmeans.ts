@@ -16,6 +16,7 @@ import {
 } from '../framework/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import { type ChainOrderKind, chainOrder } from '../topology/chain-order.ts'
+import { addRecall, type RecallCount, recallFigures } from './accel/approximate.ts'
 import {
   chooseAlgorithm,
   type KmeansAlgorithm,
@@ -298,8 +299,13 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
       report.reduction = opts.reduction ?? 'regroup'
       report.assignment = assignment
       if (assignment === 'approximate') {
-        report.assignmentRecall = recallOf(done.results)
-        report.assignmentInertiaGap = inertiaGapOf(done.results)
+        const sampled = done.results.reduce<RecallCount | undefined>(
+          (sum, r) => (r.recall ? addRecall(sum, r.recall) : sum),
+          undefined,
+        )
+        const { recall, inertiaGap } = recallFigures(sampled)
+        report.assignmentRecall = recall
+        report.assignmentInertiaGap = inertiaGap
       }
       reports.push(report)
       iterationMs.push(opts.now() - started)
@@ -339,28 +345,6 @@ export function assignmentAlgorithm(
       `--assignment approximate uses no bounds: it cannot run with --algorithm ${choice} (use auto or lloyd)`,
     )
   return 'lloyd'
-}
-
-/** Fraction of the workers' recall samples whose approximate label was an exact nearest centroid. */
-function recallOf(results: readonly IterateResult[]): number {
-  let sampled = 0
-  let matched = 0
-  for (const r of results) {
-    sampled += r.recall?.sampled ?? 0
-    matched += r.recall?.matched ?? 0
-  }
-  return sampled === 0 ? 1 : matched / sampled
-}
-
-/** Σ approximate ÷ Σ exact squared distances over the workers' recall samples, − 1 (0 when nothing was sampled). */
-function inertiaGapOf(results: readonly IterateResult[]): number {
-  let approximate = 0
-  let exact = 0
-  for (const r of results) {
-    approximate += r.recall?.approximateSq ?? 0
-    exact += r.recall?.exactSq ?? 0
-  }
-  return exact > 0 ? Math.max(0, approximate / exact - 1) : 0
 }
 
 /** Folds the workers' results into an {@link IterationReport}: stage ms = the slowest worker (critical path). */

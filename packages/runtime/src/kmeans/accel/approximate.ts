@@ -105,6 +105,53 @@ export interface RecallCount {
   exactSq: number
 }
 
+/**
+ * Scores a recall sample: point rows[s] labelled labels[rows[s]] by the index, whose exact nearest
+ * centroid is truth[s]. A tie with the exact nearest counts as a hit.
+ */
+export function scoreRecall(
+  points: Float32Array,
+  rows: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  truth: ArrayLike<number>,
+  centroids: Float32Array,
+  d: number,
+): RecallCount {
+  const count: RecallCount = { sampled: rows.length, matched: 0, approximateSq: 0, exactSq: 0 }
+  for (let s = 0; s < rows.length; s++) {
+    const i = rows[s]!
+    const approx = rowDistanceSq(points, i, centroids, labels[i]!, d)
+    const best = rowDistanceSq(points, i, centroids, truth[s]!, d)
+    if (approx <= best) count.matched++
+    count.approximateSq += approx
+    count.exactSq += best
+  }
+  return count
+}
+
+/** The sum of two recall samples' counts (tasks of a worker, workers of an iteration). */
+export function addRecall(a: RecallCount | undefined, b: RecallCount): RecallCount {
+  if (a === undefined) return { ...b }
+  return {
+    sampled: a.sampled + b.sampled,
+    matched: a.matched + b.matched,
+    approximateSq: a.approximateSq + b.approximateSq,
+    exactSq: a.exactSq + b.exactSq,
+  }
+}
+
+/**
+ * An iteration's figures from its recall counts: recall (1 when nothing was sampled) and the
+ * inertia gap Σ approximate ÷ Σ exact − 1 (0 when nothing was sampled).
+ */
+export function recallFigures(c: RecallCount | undefined): { recall: number; inertiaGap: number } {
+  if (c === undefined || c.sampled === 0) return { recall: 1, inertiaGap: 0 }
+  return {
+    recall: c.matched / c.sampled,
+    inertiaGap: c.exactSq > 0 ? Math.max(0, c.approximateSq / c.exactSq - 1) : 0,
+  }
+}
+
 /** One iteration of approximate assignment. */
 export interface ApproximateAssignResult {
   /** labels[i]: the centroid the index found nearest to point i (not always the exact nearest). */
@@ -180,24 +227,11 @@ export function createApproximateState(
       if (options.keepPrevious ?? true) previous = { k, labels: labels.slice() }
       const searchMs = performance.now() - t
       t = performance.now()
-      let matched = 0
-      let approximateSq = 0
-      let exactSq = 0
-      if (sample.length > 0) {
-        const truth = (await exact.assign(samplePoints, centroids, d)).labels
-        for (let s = 0; s < sample.length; s++) {
-          const i = sample[s]!
-          const approx = rowDistanceSq(points, i, centroids, labels[i]!, d)
-          const best = rowDistanceSq(points, i, centroids, truth[s]!, d)
-          if (approx <= best) matched++
-          approximateSq += approx
-          exactSq += best
-        }
-      }
+      const truth = sample.length > 0 ? (await exact.assign(samplePoints, centroids, d)).labels : []
       return {
         labels,
         distancesEvaluated: sample.length * k,
-        recall: { sampled: sample.length, matched, approximateSq, exactSq },
+        recall: scoreRecall(points, sample, labels, truth, centroids, d),
         searchMs,
         recallMs: performance.now() - t,
       }
