@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { CodebookError } from '../errors.ts'
 import { planMapping } from './plan-mapping.ts'
 import { sphereCoordinates } from './site-profile.ts'
+import { pairTopology } from './test-support/pair-topology.ts'
 import { siteProfileOfTopology } from './topology-profile.ts'
 
 const node = (name: string, nicGbps: number) => ({ name, host: 'local', slots: 1, nicGbps })
@@ -104,28 +105,7 @@ describe('siteProfileOfTopology: the α-β profile of a topology’s own sites',
     )
   })
   it('MPIPP ends on its own on uneven site capacities (rounding-noise gains once kept it passing until its time bound)', () => {
-    // Three nodes and one, 20 ms and 1 Gbit/s between them: an instance that kept the old MPIPP busy.
-    const t: Topology = {
-      version: 1,
-      name: 'pair',
-      sites: [
-        {
-          name: 'a',
-          racks: [{ name: 'ra', uplinkGbps: 40, nodes: [node('a0', 10), node('a1', 10), node('a2', 10)] }],
-        },
-        { name: 'b', racks: [{ name: 'rb', uplinkGbps: 40, nodes: [node('b0', 10)] }] },
-      ],
-      siteLinks: {
-        latencyMs: [
-          [0, 20],
-          [20, 0],
-        ],
-        bandwidthGbps: [
-          [0, 1],
-          [1, 0],
-        ],
-      },
-    }
+    const t = pairTopology()
     const result = planMapping({
       profile: siteProfileOfTopology(t),
       pattern: 'lu',

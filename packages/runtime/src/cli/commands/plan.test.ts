@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeCommMatrixNpy } from '../../mapping/comm-matrix-npy.ts'
 import { luPattern } from '../../mapping/patterns.ts'
+import { pairTopology } from '../../mapping/test-support/pair-topology.ts'
 import { runCli } from '../test-support/run-cli.ts'
 
 let dir: string
@@ -105,25 +106,7 @@ describe('codebook plan mapping', () => {
     expect(tooMany.stderr).toContain('MAPPING_CAPACITY')
   })
   it('--topology plans onto the topology’s own sites and nodes; without site links it exits 2, coded', async () => {
-    const n = (name: string) => ({ name, host: 'local', slots: 1, nicGbps: 10 })
-    const topology = {
-      version: 1,
-      name: 'pair',
-      sites: [
-        { name: 'lab-a', racks: [{ name: 'ra', uplinkGbps: 40, nodes: [n('a0'), n('a1'), n('a2')] }] },
-        { name: 'lab-b', racks: [{ name: 'rb', uplinkGbps: 40, nodes: [n('b0')] }] },
-      ],
-      siteLinks: {
-        latencyMs: [
-          [0, 20],
-          [20, 0],
-        ],
-        bandwidthGbps: [
-          [0, 1],
-          [1, 0],
-        ],
-      },
-    }
+    const topology = pairTopology()
     const file = join(dir, 'pair.json')
     await writeFile(file, JSON.stringify(topology))
     const out = join(dir, 'pair-plan.json')
