@@ -12,6 +12,7 @@ interface PlanAnswer {
   plans: { algorithm: string; cost: number; siteOf: number[]; nodeOf: number[] }[]
   sites: string[]
   chosen: string
+  aggregation?: string
 }
 
 const PLANNER_COLORS = { geo: [0x2f, 0x5b, 0xea], random: [0x94, 0xa3, 0xb8] } as const
@@ -224,7 +225,10 @@ describe('Placement panel (Chromium)', () => {
     await page.goto(`/topology/${id}`)
     const panel = page.getByRole('region', { name: 'Placement' })
     await panel.scrollIntoViewIfNeeded()
-    await panel.getByLabel('Workload').selectOption('dnn')
+    // K-means: the panel plans it with the ring aggregation unless told otherwise, and the run
+    // placed by the plan takes that aggregation too (the run form's own default is three-stage).
+    await panel.getByLabel('Workload').selectOption('kmeans')
+    expect(await panel.getByLabel('Aggregation').inputValue()).toBe('ring')
     await panel.getByLabel('Processes').fill('8')
     await panel.getByLabel('Pinned share').fill('0.25')
     await panel.getByLabel('Monte Carlo').fill('')
@@ -246,6 +250,9 @@ describe('Placement panel (Chromium)', () => {
     await placed.getByText('placed by random').waitFor()
     expect(await page.locator('#run-workers').inputValue()).toBe('8')
     expect(await page.locator('#run-topology').inputValue()).toBe(id)
+    expect(shown.aggregation).toBe('ring')
+    expect(q.get('aggregation')).toBe('ring')
+    expect(await page.locator('#run-aggregation').inputValue()).toBe('ring')
     await browser.screenshot('placement-02-use-for-run')
     // "Unplace" drops the mapping; the topology stays.
     await placed.getByRole('button', { name: 'Unplace' }).click()

@@ -49,9 +49,11 @@ export { type PlacementPlan, type PlanNodesResult, planNodeNames } from './plan-
 export type { CreatePlanInput, PlanPattern, PlanPlanner } from './plans.ts'
 export {
   CreatePlan,
+  DEFAULT_PLAN_AGGREGATION,
   PLAN_LIMITS,
   PlanCost,
   PlanResult,
+  planAggregations,
   planPatterns,
   planPlanners,
   planProfiles,

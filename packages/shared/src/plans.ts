@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { runAggregations } from './run-defaults.ts'
 
 /**
  * HTTP contract of `POST /api/plans`: geo-distributed process mapping (issue 21) — where each
@@ -25,6 +26,17 @@ export type PlanPattern = (typeof planPatterns)[number]
 export const planPlanners = ['geo', 'geo-refined', 'greedy', 'mpipp', 'random'] as const
 export type PlanPlanner = (typeof planPlanners)[number]
 
+/**
+ * How a planned K-means iteration reduces its partial sums (the runtime's aggregation modes).
+ * Across sites the default is `ring`: three-stage's all-to-all sends p(p − 1) blocks whatever the
+ * placement (on ec2-4 at 64 ranks, 243.7 modelled seconds for the best plan), while a ring placed
+ * site by site crosses a site boundary a few times per step (41.5 s) — so a plan, and the run it
+ * places, use the ring unless asked otherwise.
+ */
+export const planAggregations = runAggregations
+/** The aggregation a K-means plan assumes when none is given. */
+export const DEFAULT_PLAN_AGGREGATION = 'ring' as const satisfies (typeof planAggregations)[number]
+
 /** Built-in site profiles (`ec2-4`: the paper's four EC2 regions). */
 export const planProfiles = ['ec2-4'] as const
 
@@ -33,6 +45,8 @@ export const CreatePlan = z.object({
   profile: z.enum(planProfiles).default('ec2-4'),
   processes: z.number().int().min(2).max(PLAN_LIMITS.maxProcesses),
   pattern: z.enum(planPatterns),
+  /** `kmeans` only: the iteration's aggregation ({@link DEFAULT_PLAN_AGGREGATION} across sites). */
+  aggregation: z.enum(planAggregations).default(DEFAULT_PLAN_AGGREGATION),
   /** Share of ranks pinned to a random site (seeded). */
   constraintRatio: z.number().min(0).max(1).default(0),
   seed: z
@@ -76,6 +90,8 @@ export const PlanResult = z.object({
   /** Nodes per site (the processes spread evenly over the sites). */
   capacity: z.array(z.number().int()),
   pattern: z.enum(planPatterns),
+  /** `kmeans` only: the aggregation the plan priced (a run placed by it should use the same). */
+  aggregation: z.enum(planAggregations).optional(),
   processes: z.number().int(),
   /** Pinned site per rank, −1 = free. */
   constraints: z.array(z.number().int()),

@@ -13,6 +13,7 @@ export function planOptions(body: PlanJob) {
     profile: body.sites ?? body.profile,
     pattern: body.pattern,
     processes: body.processes,
+    ...(body.pattern === 'kmeans' ? { patternOptions: { aggregation: body.aggregation } } : {}),
     constraintRatio: body.constraintRatio,
     seed: body.seed,
     planners: [...body.planners],
@@ -23,15 +24,16 @@ export function planOptions(body: PlanJob) {
 
 /**
  * The API's answer from `planMapping`'s result: every planner's cost, time and mapping, and which
- * plan is the cheapest (the first in planner order on a tie).
+ * plan is the cheapest (the first in planner order on a tie); a K-means plan names its aggregation.
  */
-export function toPlanResult(r: MappingPlanResult): PlanResult {
+export function toPlanResult(r: MappingPlanResult, aggregation?: PlanResult['aggregation']): PlanResult {
   const best = r.plans.reduce((a, b) => (b.cost < a.cost ? b : a))
   return {
     profile: r.profile,
     sites: r.sites,
     capacity: r.capacity,
     pattern: r.pattern as PlanResult['pattern'],
+    ...(aggregation !== undefined ? { aggregation } : {}),
     processes: r.processes,
     constraints: r.constraints,
     plans: r.plans.map((p) => ({
@@ -58,5 +60,8 @@ export function toPlanResult(r: MappingPlanResult): PlanResult {
 
 /** Plans a checked request (in the plan child: CPU-bound, seconds at thousands of ranks). */
 export function runPlan(body: PlanJob): PlanResult {
-  return toPlanResult(planMapping(planOptions(body)))
+  return toPlanResult(
+    planMapping(planOptions(body)),
+    body.pattern === 'kmeans' ? body.aggregation : undefined,
+  )
 }

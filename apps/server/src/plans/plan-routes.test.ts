@@ -94,6 +94,34 @@ describe('POST /api/plans', () => {
     })
   }, 60_000)
 
+  it('plans K-means with the ring aggregation unless asked otherwise, and says which it priced', async () => {
+    const base = {
+      pattern: 'kmeans',
+      processes: 16,
+      constraintRatio: 0.25,
+      seed: 2,
+      planners: ['geo', 'random'] as ('geo' | 'random')[],
+    }
+    const answer = async (body: object) => PlanResult.parse(await (await server.post(body)).json())
+    const direct = (aggregation: 'ring' | 'three-stage') =>
+      planMapping({
+        ...base,
+        profile: 'ec2-4',
+        patternOptions: { aggregation },
+        mpipp: { maxMs: PLAN_MPIPP_MAX_MS },
+      })
+    const byDefault = await answer(base)
+    const threeStage = await answer({ ...base, aggregation: 'three-stage' })
+    expect(byDefault.aggregation).toBe('ring')
+    expect(threeStage.aggregation).toBe('three-stage')
+    expect(byDefault.plans.map((p) => p.cost)).toEqual(direct('ring').plans.map((p) => p.cost))
+    expect(threeStage.plans.map((p) => p.cost)).toEqual(direct('three-stage').plans.map((p) => p.cost))
+    // Why ring is the default across sites: placed, it is far cheaper than any three-stage plan.
+    expect(byDefault.plans[0]!.cost).toBeLessThan(0.5 * threeStage.plans[0]!.cost)
+    // Other patterns carry no aggregation.
+    expect((await answer({ pattern: 'bt', processes: 16 })).aggregation).toBeUndefined()
+  }, 60_000)
+
   it('refuses bad input with a coded 400 naming the field, before any planning', async () => {
     const ok = { pattern: 'lu', processes: 16 }
     for (const [body, code, words] of [
@@ -103,6 +131,7 @@ describe('POST /api/plans', () => {
       [{ ...ok, profile: 'mars-3' }, 'VALIDATION_FAILED', 'profile'],
       [{ ...ok, constraintRatio: 1.5 }, 'VALIDATION_FAILED', 'constraintRatio'],
       [{ ...ok, planners: ['geo', 'geo'] }, 'VALIDATION_FAILED', 'planners'],
+      [{ ...ok, aggregation: 'star' }, 'VALIDATION_FAILED', 'aggregation'],
       [{ ...ok, monteCarlo: PLAN_LIMITS.maxMonteCarloSamples + 1 }, 'VALIDATION_FAILED', 'monteCarlo'],
       [{ pattern: 'kmeans', processes: 2048 }, 'PATTERN_TOO_LARGE', '1024'],
     ] as const) {
@@ -225,6 +254,7 @@ describe('plan queue', () => {
         {
           profile: 'ec2-4',
           pattern: 'lu',
+          aggregation: 'ring',
           processes: 8192,
           constraintRatio: 0,
           seed: 1,

@@ -200,4 +200,24 @@ describe('runFormFromSearch', () => {
     // Without a topology the nodes mean nothing and are dropped.
     expect(runFormFromSearch('?node=a&planner=geo')).toEqual(defaultRunForm)
   })
+
+  it("carries a K-means plan's aggregation into the run, and ignores an unknown one", () => {
+    const href = placedRunHref('t1', 2, 'geo-refined', ['a', 'b'], 'ring')
+    const values = runFormFromSearch(href.slice(href.indexOf('?')))
+    expect(defaultRunForm.aggregation).not.toBe('ring')
+    expect(values.aggregation).toBe('ring')
+    const sent = validateRunForm(
+      { ...values, datasetId: 'ds1' },
+      ctx({ topology: { latestVersion: 2, nodes: 2 } }),
+    )
+    expect(sent.ok && sent.input.aggregation).toBe('ring')
+    const odd = runFormFromSearch(
+      `${href.slice(href.indexOf('?'))}`.replace('aggregation=ring', 'aggregation=star'),
+    )
+    expect(odd.aggregation).toBe(defaultRunForm.aggregation)
+    // Without a mapping the aggregation is not preset either (it belongs to a placed plan).
+    expect(runFormFromSearch('?topology=t1&version=2&aggregation=ring').aggregation).toBe(
+      defaultRunForm.aggregation,
+    )
+  })
 })

@@ -261,31 +261,40 @@ export function validateRunForm(
 
 /**
  * The form's starting values for a page address: `?topology=ID&version=N` preselects a topology;
- * `&node=A&node=B…&planner=P` attaches a placement (worker i on node i; workers = the node count).
+ * `&node=A&node=B…&planner=P` attaches a placement (worker i on node i; workers = the node count)
+ * and `&aggregation=A` the aggregation its plan priced.
  */
 export function runFormFromSearch(search: string): RunFormValues {
   const q = new URLSearchParams(search)
   const topologyId = q.get('topology') ?? ''
   const version = q.get('version') ?? ''
   const mapping = topologyId === '' ? [] : q.getAll('node').filter((n) => n !== '')
+  const aggregation = runAggregations.find((a) => a === q.get('aggregation'))
   return {
     ...defaultRunForm,
     topologyId,
     topologyVersion: topologyId !== '' && /^\d+$/.test(version) ? version : '',
     ...(mapping.length > 0
-      ? { mapping, mappingPlanner: q.get('planner') ?? '', workers: String(mapping.length) }
+      ? {
+          mapping,
+          mappingPlanner: q.get('planner') ?? '',
+          workers: String(mapping.length),
+          ...(aggregation !== undefined ? { aggregation } : {}),
+        }
       : {}),
   }
 }
 
-/** The run form's address for a topology version with a planner's mapping attached ("Use for a run"). */
+/** The run form's address for a topology version with a planner's mapping (and its plan's aggregation) attached ("Use for a run"). */
 export function placedRunHref(
   topologyId: string,
   version: number,
   planner: string,
   nodes: readonly string[],
+  aggregation?: RunFormValues['aggregation'],
 ): string {
   const q = new URLSearchParams({ topology: topologyId, version: String(version), planner })
   for (const n of nodes) q.append('node', n)
+  if (aggregation) q.set('aggregation', aggregation)
   return `/runs?${q.toString()}`
 }

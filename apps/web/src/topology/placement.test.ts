@@ -49,8 +49,11 @@ describe('placement panel helpers', () => {
   it('checks the form at its fields with the server’s limits', () => {
     expect(placementRequest(PLACEMENT_FORM_DEFAULTS)).toMatchObject({
       ok: true,
-      body: { pattern: 'kmeans', processes: 64, constraintRatio: 0.2, seed: 1 },
+      body: { pattern: 'kmeans', aggregation: 'ring', processes: 64, constraintRatio: 0.2, seed: 1 },
     })
+    // The aggregation is a K-means choice: other workloads do not send it.
+    const lu = placementRequest({ ...PLACEMENT_FORM_DEFAULTS, pattern: 'lu' })
+    expect(lu.ok && 'aggregation' in lu.body).toBe(false)
     expect(placementRequest({ ...PLACEMENT_FORM_DEFAULTS, processes: '2048' })).toMatchObject({
       ok: false,
       field: 'processes',

@@ -1,6 +1,7 @@
 import {
   CreatePlan,
   type CreatePlanInput,
+  DEFAULT_PLAN_AGGREGATION,
   PLAN_LIMITS,
   type PlanPlanner,
   type PlanResult,
@@ -11,7 +12,7 @@ import {
 
 /** What each built-in workload is, for the Placement panel's picker. */
 export const PLAN_PATTERN_LABELS = {
-  kmeans: 'K-means iteration (chain broadcast, three-stage reduce; k 1,000, d 128)',
+  kmeans: 'K-means iteration (chain broadcast; k 1,000, d 128)',
   bt: 'NPB BT (near-diagonal stencil)',
   sp: 'NPB SP (near-diagonal stencil)',
   lu: 'NPB LU (wavefront stencil)',
@@ -25,6 +26,8 @@ export type PlacementSites = 'topology' | 'ec2-4'
 export interface PlacementForm {
   sites: PlacementSites
   pattern: keyof typeof PLAN_PATTERN_LABELS
+  /** K-means only: how the iteration reduces (ring by default across sites). */
+  aggregation: NonNullable<CreatePlanInput['aggregation']>
   processes: string
   constraintRatio: string
   seed: string
@@ -37,6 +40,7 @@ export interface PlacementForm {
 export const PLACEMENT_FORM_DEFAULTS: PlacementForm = {
   sites: 'ec2-4',
   pattern: 'kmeans',
+  aggregation: DEFAULT_PLAN_AGGREGATION,
   processes: '64',
   constraintRatio: '0.2',
   seed: '1',
@@ -90,6 +94,7 @@ export function placementRequest(
   const body: CreatePlanInput = {
     profile: 'ec2-4',
     pattern: f.pattern,
+    ...(f.pattern === 'kmeans' ? { aggregation: f.aggregation } : {}),
     processes: f.processes.trim() === '' ? Number.NaN : processes,
     constraintRatio: f.constraintRatio.trim() === '' ? Number.NaN : Number(f.constraintRatio),
     seed: f.seed.trim() === '' ? Number.NaN : Number(f.seed),

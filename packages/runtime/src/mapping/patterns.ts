@@ -1,3 +1,4 @@
+import { DEFAULT_PLAN_AGGREGATION } from '@codebook/shared'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import {
   type BroadcastScheduleAlgorithm,
@@ -17,7 +18,11 @@ import { type CommMatrix, CommMatrixBuilder } from './comm-matrix.ts'
 export const mappingPatterns = ['kmeans', 'bt', 'sp', 'lu', 'dnn'] as const
 export type MappingPattern = (typeof mappingPatterns)[number]
 
-/** One K-means iteration's communication choices (defaults: k 1,000, d 128, chain, three-stage). */
+/**
+ * One K-means iteration's communication choices (defaults: k 1,000, d 128, chain, and the ring
+ * aggregation a plan across sites assumes — `DEFAULT_PLAN_AGGREGATION`, not a run's three-stage:
+ * three-stage's all-to-all costs the same on every balanced placement, docs/mapping.md).
+ */
 export interface KmeansPatternOptions {
   k?: number
   d?: number
@@ -51,7 +56,7 @@ export function scheduleMatrix(processes: number, ...schedules: readonly Schedul
 export function kmeansPattern(processes: number, o: KmeansPatternOptions = {}): CommMatrix {
   const k = o.k ?? 1000
   const d = o.d ?? 128
-  const aggregation = o.aggregation ?? 'three-stage'
+  const aggregation = o.aggregation ?? DEFAULT_PLAN_AGGREGATION
   if (processes > MAX_KMEANS_PATTERN_PROCESSES)
     throw new UsageError(
       'PATTERN_TOO_LARGE',

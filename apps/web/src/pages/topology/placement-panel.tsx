@@ -2,6 +2,7 @@ import {
   PLAN_LIMITS,
   type PlanPlanner,
   type PlanResult,
+  planAggregations,
   planNodeNames,
   planPatterns,
   planPlanners,
@@ -105,6 +106,23 @@ export function PlacementPanel(props: { topology: Topology; saved: TopologyRecor
             ))}
           </select>
         </div>
+        {form.pattern === 'kmeans' && (
+          <div className="field">
+            <label htmlFor="placement-aggregation">Aggregation</label>
+            <select
+              id="placement-aggregation"
+              value={form.aggregation}
+              title="Across sites, ring: three-stage's all-to-all costs the same wherever the ranks go"
+              onChange={(e) => set({ aggregation: e.target.value as PlacementForm['aggregation'] })}
+            >
+              {planAggregations.map((a) => (
+                <option key={a} value={a}>
+                  {a}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         {NUMBER_FIELDS.map((f) => (
           <NumberField
             key={f.field}
@@ -335,11 +353,15 @@ function UseForRun(props: { result: PlanResult; planner: PlanPlanner; saved: Top
     )
   return (
     <p className="topo-whatif-note">
-      <Link href={placedRunHref(saved.id, saved.version, planner, placed.names)} className="btn">
+      <Link
+        href={placedRunHref(saved.id, saved.version, planner, placed.names, result.aggregation)}
+        className="btn"
+      >
         Use for a run
       </Link>{' '}
       <span className="muted">
         {formatCount(result.processes)} workers placed by {planner} on {saved.name} v{saved.version}
+        {result.aggregation ? `, ${result.aggregation} aggregation as planned` : ''}
       </span>
     </p>
   )

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises'
+import { DEFAULT_PLAN_AGGREGATION } from '@codebook/shared'
 import type { Command } from 'commander'
 import { aggregationModes, parseAggregation } from '../../collectives/regroup/regroup.ts'
 import type { BroadcastScheduleAlgorithm } from '../../collectives/schedules/broadcast-schedule.ts'
@@ -164,9 +165,9 @@ export function registerPlan(program: Command): void {
     )
     .option(
       '--aggregation <mode>',
-      `kmeans pattern: ${aggregationModes.join(', ')}`,
+      `kmeans pattern: ${aggregationModes.join(', ')} (ring: a K-means run placed across sites)`,
       parseAggregation,
-      'three-stage',
+      DEFAULT_PLAN_AGGREGATION,
     )
     .option(
       '--chunk-bytes <size>',
