@@ -57,14 +57,20 @@ export const WorkerIterationReport = z.object({
   distancesEvaluated: z.number().nonnegative().optional(),
   /** Peak resident set of this worker's process so far, bytes (absent in older reports). */
   maxRssBytes: z.number().nonnegative().optional(),
-  /** Approximate assignment only: this worker's HNSW build, search and recall check, ms (its map stage's parts). */
+  /**
+   * Approximate assignment only: this worker's HNSW build (0 when it walked), the centroid graph's
+   * build (walk mode, when rebuilt), the search or walk and the recall check, ms (its map stage's parts).
+   */
   approximateMs: z
     .object({
       build: z.number().nonnegative(),
+      graph: z.number().nonnegative().optional(),
       search: z.number().nonnegative(),
       recall: z.number().nonnegative(),
     })
     .optional(),
+  /** Approximate assignment only: `walk` (a greedy walk of the centroid graph from each point's previous centroid) or `index` (an HNSW search). */
+  approximateSearch: z.enum(['index', 'walk']).optional(),
 })
 export type WorkerIterationReport = z.infer<typeof WorkerIterationReport>
 

@@ -45,6 +45,9 @@ export const LoadRequest = z.object({
       connectivity: z.number().int().positive().optional(),
       expansionSearch: z.number().int().positive().optional(),
       scalar: z.enum(['f32', 'f16', 'i8']).optional(),
+      search: z.enum(['index', 'walk']).optional(),
+      walkDegree: z.number().int().positive().max(1024).optional(),
+      walkMinRecall: z.number().min(0).max(1).optional(),
     })
     .optional(),
   /** Number of centroids, when known: each task's kernel prepares the passes it will use at load (see `AssignKernel.prepare`). */
@@ -153,8 +156,12 @@ export const IterateResult = z.object({
     .optional(),
   /** This worker process's peak resident set so far, bytes (`process.resourceUsage().maxRSS`). */
   maxRssBytes: z.number(),
-  /** Approximate assignment only: the index build, search and recall check, ms. */
-  approximateMs: z.object({ build: z.number(), search: z.number(), recall: z.number() }).optional(),
+  /** Approximate assignment only: the index build (0 when walking), the centroid graph's build, the search or walk, the recall check, ms. */
+  approximateMs: z
+    .object({ build: z.number(), graph: z.number().optional(), search: z.number(), recall: z.number() })
+    .optional(),
+  /** Approximate assignment only: `walk` when every map task walked the centroid graph, else `index`. */
+  approximateSearch: z.enum(['index', 'walk']).optional(),
 })
 export type IterateResult = z.infer<typeof IterateResult>
 

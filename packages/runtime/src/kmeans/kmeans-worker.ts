@@ -19,8 +19,11 @@ import {
   buildCentroidIndex,
   type CentroidIndex,
   createApproximateState,
+  DEFAULT_WALK_MIN_RECALL,
   type HnswOptions,
+  recallFigures,
 } from './accel/approximate.ts'
+import { type CentroidGraph, DEFAULT_WALK_DEGREE } from './accel/centroid-graph.ts'
 import { createHamerlyState } from './accel/hamerly.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
@@ -140,6 +143,9 @@ export class KmeansWorkerState {
   private d = 0
   /** Approximate assignment: the index tuning, threads included (null under exact assignment). */
   private hnsw: HnswOptions | null = null
+  /** Walk mode: the centroid graph of the last index, and the recall of the last iteration's sample. */
+  private graph: CentroidGraph | null = null
+  private lastRecall = 0
 
   constructor(
     private readonly factory: KernelFactory | null,
@@ -174,6 +180,8 @@ export class KmeansWorkerState {
     // setImmediate around the native call), so a worker's map tasks take turns: each gets all cores.
     const threads = req.threadsPerTask ?? availableParallelism()
     this.hnsw = req.assignment === 'approximate' ? { threads, ...req.hnsw } : null
+    this.graph = null
+    this.lastRecall = 0
     const b = blockBounds(n, slots)
     for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
@@ -239,8 +247,25 @@ export class KmeansWorkerState {
     let recall: IterateResult['recall']
     // One index per worker and iteration, shared by its map tasks (each task building its own
     // multiplied the build, the larger cost at k ≥ 100,000, by the slots).
-    const index: CentroidIndex | null = this.hnsw ? buildCentroidIndex(centroids, k, d, this.hnsw) : null
-    const approximateMs = index ? { build: index.buildMs, search: 0, recall: 0 } : undefined
+    // Walk mode: walk the centroid graph while the last recall sample held up, else rebuild the
+    // index (and the graph from it) and search it this iteration.
+    const walkMode = this.hnsw?.search === 'walk'
+    const walk =
+      walkMode &&
+      this.graph?.k === k &&
+      this.lastRecall >= (this.hnsw?.walkMinRecall ?? DEFAULT_WALK_MIN_RECALL)
+    const index: CentroidIndex | null =
+      this.hnsw && !walk ? buildCentroidIndex(centroids, k, d, this.hnsw) : null
+    if (index && walkMode) this.graph = index.graph(this.hnsw?.walkDegree ?? DEFAULT_WALK_DEGREE)
+    const approximateMs = this.hnsw
+      ? {
+          build: index?.buildMs ?? 0,
+          ...(index && walkMode ? { graph: this.graph!.buildMs } : {}),
+          search: 0,
+          recall: 0,
+        }
+      : undefined
+    let walked = walk
     // The map tasks are started together (a kernel whose native call is truly asynchronous would
     // overlap; onnxruntime-node's does not); their sums are then updated task by task, in a fixed
     // order, so results do not depend on timing.
@@ -248,7 +273,13 @@ export class KmeansWorkerState {
     const assigned = await Promise.all(
       this.tasks.map(async (task) => {
         if (task.approximate) {
-          const a = await task.approximate.assign(centroids, k, index ?? undefined)
+          const a = await task.approximate.assign(
+            centroids,
+            k,
+            index ?? undefined,
+            walk ? (this.graph ?? undefined) : undefined,
+          )
+          walked &&= a.search === 'walk'
           if (approximateMs) {
             approximateMs.search += a.searchMs
             approximateMs.recall += a.recallMs
@@ -274,6 +305,7 @@ export class KmeansWorkerState {
       partials.push(task.sums.partials)
     }
     ms.map = this.now() - t
+    if (walkMode) this.lastRecall = recallFigures(recall).recall
 
     const reduced = await reduceSums(g, req, partials, this.now)
     ms.shuffle = reduced.shuffleMs
@@ -305,7 +337,9 @@ export class KmeansWorkerState {
       skipped: bc.skipped,
       distancesEvaluated,
       ...(recall ? { recall } : {}),
-      ...(approximateMs ? { approximateMs } : {}),
+      ...(approximateMs
+        ? { approximateMs, approximateSearch: walked ? ('walk' as const) : ('index' as const) }
+        : {}),
       // maxRSS is in kibibytes.
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
     }

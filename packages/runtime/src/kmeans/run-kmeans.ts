@@ -397,6 +397,7 @@ export function buildReport(
     distancesEvaluated: r.distancesEvaluated,
     maxRssBytes: r.maxRssBytes,
     ...(r.approximateMs ? { approximateMs: r.approximateMs } : {}),
+    ...(r.approximateSearch ? { approximateSearch: r.approximateSearch } : {}),
   }))
   return {
     iteration,

@@ -7,7 +7,7 @@ import { type PartialsEncoding, partialsEncodings } from '../../collectives/regr
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
-import { type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
+import { type ApproximateSearch, type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -20,11 +20,11 @@ import { median } from '../../median.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { DEFAULT_FAISS_PYTHON, type FaissAnchor, runFaissAnchor } from './bench-faiss.ts'
-import { runKmeansCommand } from './kmeans.ts'
+import { type HnswFlags, runKmeansCommand, walkOptions } from './kmeans.ts'
 import { nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
 
-/** Options of `codebook bench kmeans`. */
-export interface BenchKmeansOptions {
+/** Options of `codebook bench kmeans`; the approximate assignment's as `codebook kmeans` takes them. */
+export interface BenchKmeansOptions extends HnswFlags {
   /** Size of the generated data (ignored with `data`). */
   n: number
   d: number
@@ -35,10 +35,6 @@ export interface BenchKmeansOptions {
   assignment?: KmeansAssignment
   /** Cluster-sum encoding of the regroup/combine (default exact). */
   partials?: PartialsEncoding
-  /** HNSW tuning of the approximate assignment (`codebook kmeans`'s flags). */
-  hnswConnectivity?: number
-  hnswExpansion?: number
-  hnswScalar?: HnswScalar
   /** A .npy to cluster instead of generated data. */
   data?: string
   /** Initial centroids .npy; default: the generated data's seeded random rows, or `--init random` over `data`. */
@@ -86,7 +82,15 @@ export interface BenchKmeansResult {
     stageMs: Record<StageName, number>
     distanceFraction: number
     /** Approximate assignment: index build, search and recall check (slowest worker each), and the recall. */
-    approximate?: { buildMs: number; searchMs: number; recallMs: number; recall: number }
+    approximate?: {
+      /** `walk` when every worker walked the centroid graph, else `index`. */
+      search: 'index' | 'walk'
+      buildMs: number
+      graphMs: number
+      searchMs: number
+      recallMs: number
+      recall: number
+    }
   }>
   /** With `--faiss`: FAISS on the same data and init, or why it could not run. */
   faiss?: FaissAnchor
@@ -97,11 +101,13 @@ function approximateParts(
   r: IterationReport,
 ): Pick<BenchKmeansResult['perIteration'][number], 'approximate'> {
   if (r.assignmentRecall === undefined) return {}
-  const slowest = (part: 'build' | 'search' | 'recall') =>
+  const slowest = (part: 'build' | 'graph' | 'search' | 'recall') =>
     Math.round(Math.max(0, ...r.workers.map((w) => w.approximateMs?.[part] ?? 0)) * 10) / 10
   return {
     approximate: {
+      search: r.workers.every((w) => w.approximateSearch === 'walk') ? 'walk' : 'index',
       buildMs: slowest('build'),
+      graphMs: slowest('graph'),
       searchMs: slowest('search'),
       recallMs: slowest('recall'),
       recall: r.assignmentRecall,
@@ -160,6 +166,9 @@ export async function runBenchKmeans(
         hnswConnectivity: o.hnswConnectivity,
         hnswExpansion: o.hnswExpansion,
         hnswScalar: o.hnswScalar,
+        approximateSearch: o.approximateSearch,
+        walkDegree: o.walkDegree,
+        walkMinRecall: o.walkMinRecall,
         json: true,
       },
       silent,
@@ -234,7 +243,7 @@ function faissLine(f: FaissAnchor, msPerIteration: number): string {
 export function registerBenchKmeans(program: Command, io: CommandIo = processIo()): void {
   const bench =
     program.commands.find((c) => c.name() === 'bench') ?? program.command('bench').description('Benchmarks')
-  bench
+  const command = bench
     .command('kmeans')
     .description(
       'Time K-means as `codebook kmeans` runs it (spawned local workers) on seeded data (or --data): ' +
@@ -288,7 +297,7 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
       positiveInt('--faiss-iterations'),
     )
     .option('--faiss-python <path>', 'the Python that imports faiss', DEFAULT_FAISS_PYTHON)
-    .action(async (o: BenchKmeansOptions) => {
-      await runBenchKmeans(o, io)
-    })
+  walkOptions(command).action(async (o: BenchKmeansOptions) => {
+    await runBenchKmeans(o, io)
+  })
 }

@@ -13,7 +13,16 @@ import { UsageError } from '../../errors.ts'
 import { openNpy, writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
-import { DEFAULT_HNSW, type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
+import {
+  type ApproximateSearch,
+  approximateSearches,
+  DEFAULT_HNSW,
+  DEFAULT_WALK_MIN_RECALL,
+  type HnswOptions,
+  type HnswScalar,
+  hnswScalars,
+} from '../../kmeans/accel/approximate.ts'
+import { DEFAULT_WALK_DEGREE } from '../../kmeans/accel/centroid-graph.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -31,10 +40,10 @@ import { mappedWorkerRacks, readTopology, workerRacks } from '../../topology/loa
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import { npyDataShape } from './npy-data.ts'
-import { byteSize, nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
+import { byteSize, fractionOption, nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.ts'
 
 /** Options of `codebook kmeans`. */
-export interface KmeansCommandOptions {
+export interface KmeansCommandOptions extends HnswFlags {
   data: string
   k?: number
   iterations: number
@@ -61,12 +70,6 @@ export interface KmeansCommandOptions {
   encoding?: CentroidEncoding
   /** Encoding of the cluster-sum blocks (default exact: int32 or float64; float32 is lossy, bounded). */
   partials?: PartialsEncoding
-  /** HNSW graph degree of the approximate assignment. */
-  hnswConnectivity?: number
-  /** HNSW search expansion of the approximate assignment (insertion: twice it). */
-  hnswExpansion?: number
-  /** Scalar type of the HNSW index's centroids. */
-  hnswScalar?: HnswScalar
   /** Points per map task whose approximate label is checked each iteration (default 256). */
   recallSample?: number
   seed: number
@@ -114,13 +117,53 @@ async function placedRacks(o: KmeansCommandOptions, topology: Topology | null): 
   return mappedWorkerRacks(topology, planNodeNames(plan, topology, o.workers, o.planner))
 }
 
+/** The approximate assignment's flags, as `codebook kmeans` and `bench kmeans` take them. */
+export interface HnswFlags {
+  /** HNSW graph degree. */
+  hnswConnectivity?: number
+  /** HNSW search expansion (insertion: twice it). */
+  hnswExpansion?: number
+  /** Scalar type of the HNSW index's centroids. */
+  hnswScalar?: HnswScalar
+  /** Search a new index each iteration, or walk the centroid graph. */
+  approximateSearch?: ApproximateSearch
+  /** Neighbours per centroid of the walk's graph. */
+  walkDegree?: number
+  /** Recall below which a walking worker rebuilds its index. */
+  walkMinRecall?: number
+}
+
 /** The HNSW tuning the flags give (undefined fields: the defaults of accel/approximate.ts). */
-export function hnswOf(o: { hnswConnectivity?: number; hnswExpansion?: number; hnswScalar?: HnswScalar }): {
-  connectivity?: number
-  expansionSearch?: number
-  scalar?: HnswScalar
-} {
-  return { connectivity: o.hnswConnectivity, expansionSearch: o.hnswExpansion, scalar: o.hnswScalar }
+export function hnswOf(o: HnswFlags): HnswOptions {
+  return {
+    connectivity: o.hnswConnectivity,
+    expansionSearch: o.hnswExpansion,
+    scalar: o.hnswScalar,
+    search: o.approximateSearch,
+    walkDegree: o.walkDegree,
+    walkMinRecall: o.walkMinRecall,
+  }
+}
+
+/** Adds the graph-walk flags of the approximate assignment to `command`. */
+export function walkOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--approximate-search <how>',
+        "approximate: index (a new HNSW index searched every iteration) or walk (walk a graph of the centroids from each point's previous centroid; rebuild when recall drops)",
+      ).choices(approximateSearches),
+    )
+    .option(
+      '--walk-degree <M>',
+      `approximate walk: neighbours per centroid (default ${DEFAULT_WALK_DEGREE})`,
+      positiveInt('--walk-degree'),
+    )
+    .option(
+      '--walk-min-recall <R>',
+      `approximate walk: recall of the sample below which the next iteration rebuilds (default ${DEFAULT_WALK_MIN_RECALL})`,
+      fractionOption('--walk-min-recall'),
+    )
 }
 
 /** Formats one iteration for people: inertia, then each stage's time and bytes. */
@@ -215,7 +258,7 @@ export async function runKmeansCommand(
 
 /** Registers `codebook kmeans`. */
 export function registerKmeans(program: Command, io: CommandIo = processIo()): void {
-  program
+  const command = program
     .command('kmeans')
     .description(
       'Cluster a .npy of vectors with K-means on the Map-Collective runtime: the driver spawns --workers local worker processes, ' +
@@ -341,10 +384,10 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
     )
     .option('--out <file>', 'write the final centroids (k × d float32 .npy)')
     .option('--json', 'one JSON object per iteration, then {"done":true,…}')
-    .action(async (o: KmeansCommandOptions, cmd: Command) => {
-      // A tree reduction replaces the regroup: say so rather than silently ignore a chosen --aggregation.
-      if (o.reduction && o.reduction !== 'regroup' && cmd.getOptionValueSource('aggregation') === 'cli')
-        io.stderr.write(`note: --aggregation ${o.aggregation} is not used with --reduction ${o.reduction}\n`)
-      await runKmeansCommand(o, io)
-    })
+  walkOptions(command).action(async (o: KmeansCommandOptions, cmd: Command) => {
+    // A tree reduction replaces the regroup: say so rather than silently ignore a chosen --aggregation.
+    if (o.reduction && o.reduction !== 'regroup' && cmd.getOptionValueSource('aggregation') === 'cli')
+      io.stderr.write(`note: --aggregation ${o.aggregation} is not used with --reduction ${o.reduction}\n`)
+    await runKmeansCommand(o, io)
+  })
 }

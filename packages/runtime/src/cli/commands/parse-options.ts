@@ -40,6 +40,16 @@ export function nonNegativeNumber(flag: string): (v: string) => number {
   }
 }
 
+/** Commander parser for a fraction option, 0 … 1. */
+export function fractionOption(flag: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v)
+    if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+      throw new UsageError('BAD_OPTION', `${flag} must be a number from 0 to 1, got '${v}'`)
+    return n
+  }
+}
+
 /**
  * Parses a byte size: a number with an optional binary unit, `K`/`KB`/`KiB` = 2^10, `M…` = 2^20,
  * `G…` = 2^30 (nccl-tests reads sizes the same way), e.g. `64MB` = 67108864.

@@ -21,6 +21,28 @@ function isNearest(
   return true
 }
 
+/** Options of a small run on blobs: the first k points as init, `iterations`, 2 map tasks per worker. */
+function blobsRun(
+  o: { n: number; d: number; k: number; blobs: number; seed: number; spread: number },
+  iterations: number,
+  recallSample: number,
+) {
+  const { points } = generateBlobs({ n: o.n, d: o.d, blobs: o.blobs, seed: o.seed, spread: o.spread })
+  return {
+    data: { kind: 'inline' as const, points, d: o.d },
+    init: points.slice(0, o.k * o.d),
+    maxIterations: iterations,
+    tol: 0,
+    slots: 2,
+    broadcast: 'chain' as const,
+    chainOrder: 'topology' as const,
+    aggregation: 'three-stage' as const,
+    seed: 1,
+    recallSample,
+    now: () => performance.now(),
+  }
+}
+
 describe('approximate assignment (HNSW over the centroids)', () => {
   it('reports as recall exactly the fraction of its sample a brute force finds at an exact nearest centroid', async () => {
     const d = 16
@@ -147,23 +169,7 @@ describe('approximate assignment (HNSW over the centroids)', () => {
     afterAll(() => pool?.close())
 
     it('runs K-means with recall in every report and ends within 1 % of exact Lloyd’s inertia', async () => {
-      const d = 8
-      const k = 40
-      const { points } = generateBlobs({ n: 4000, d, blobs: k, seed: 7, spread: 50 })
-      const init = points.slice(0, k * d)
-      const common = {
-        data: { kind: 'inline' as const, points, d },
-        init,
-        maxIterations: 4,
-        tol: 0,
-        slots: 2,
-        broadcast: 'chain' as const,
-        chainOrder: 'topology' as const,
-        aggregation: 'three-stage' as const,
-        seed: 1,
-        recallSample: 1000,
-        now: () => performance.now(),
-      }
+      const common = blobsRun({ n: 4000, d: 8, k: 40, blobs: 40, seed: 7, spread: 50 }, 4, 1000)
       const approximate = await runKmeans(pool, { ...common, assignment: 'approximate' })
       const exact = await runKmeans(pool, { ...common, assignment: 'exact' })
       expect(approximate.assignment).toBe('approximate')
@@ -185,6 +191,38 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       for (const r of approximate.reports)
         for (const w of r.workers) expect(w.approximateMs?.build ?? -1, `rank ${w.rank}`).toBeGreaterThan(0)
       expect(approximate.inertia).toBeLessThanOrEqual(exact.inertia * 1.01)
+    }, 60_000)
+
+    it('walks the centroid graph after the first index, rebuilds when recall drops, and says which it did', async () => {
+      const common = {
+        ...blobsRun({ n: 6000, d: 8, k: 60, blobs: 30, seed: 11, spread: 30 }, 6, 3000),
+        assignment: 'approximate' as const,
+      }
+      const walked = await runKmeans(pool, { ...common, hnsw: { search: 'walk', walkMinRecall: 0 } })
+      const exact = await runKmeans(pool, { ...common, assignment: 'exact' })
+      const searches = walked.reports.map((r) => r.workers.map((w) => w.approximateSearch))
+      // Iteration 1 has no previous labels: an index; with no recall floor every later one walks.
+      expect(searches[0]).toEqual(['index', 'index'])
+      for (const s of searches.slice(1)) expect(s).toEqual(['walk', 'walk'])
+      for (const r of walked.reports.slice(1))
+        for (const w of r.workers) {
+          expect(w.approximateMs!.build).toBe(0)
+          // A walk evaluates at least one distance per point besides the recall sample's.
+          expect(w.distancesEvaluated!).toBeGreaterThan(w.points)
+        }
+      for (const w of walked.reports[0]!.workers) expect(w.approximateMs!.graph!).toBeGreaterThan(0)
+      for (const r of walked.reports) expect(r.assignmentInertiaGap! > 0).toBe(r.assignmentRecall! < 1)
+      expect(walked.reports.at(-1)!.assignmentRecall!).toBeGreaterThan(0.9)
+      expect(walked.inertia).toBeLessThanOrEqual(exact.inertia * 1.02)
+      // With the floor at 1 a worker walks only after a perfect sample of its own: after an
+      // iteration whose (all workers') recall was 1 every worker walks, after a miss some worker rebuilds.
+      const strict = await runKmeans(pool, { ...common, hnsw: { search: 'walk', walkMinRecall: 1 } })
+      for (const [i, r] of strict.reports.entries()) {
+        if (i === 0) continue
+        const kinds = r.workers.map((w) => w.approximateSearch)
+        if (strict.reports[i - 1]!.assignmentRecall === 1) expect(kinds).toEqual(['walk', 'walk'])
+        else expect(kinds).toContain('index')
+      }
     }, 60_000)
   })
 })

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { Index, MetricKind, ScalarKind } from 'usearch'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+import { type CentroidGraph, graphFromNearest, walkNearest } from './centroid-graph.ts'
 
 /** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
 export type HnswScalar = 'f32' | 'f16' | 'i8'
@@ -20,7 +21,25 @@ export interface HnswOptions {
   scalar?: HnswScalar
   /** Threads of usearch's batch insert and search. Default: the machine's cores. */
   threads?: number
+  /**
+   * `index` (default): search a new index every iteration. `walk`: build the index only when
+   * needed and otherwise walk a graph of the centroids' nearest neighbours from each point's
+   * previous centroid (`centroid-graph.ts`); a worker rebuilds when its last recall sample fell
+   * below `walkMinRecall`.
+   */
+  search?: ApproximateSearch
+  /** Neighbours per centroid in the walk's graph. Default `DEFAULT_WALK_DEGREE` (32). */
+  walkDegree?: number
+  /** Recall below which the next iteration rebuilds the index instead of walking. Default {@link DEFAULT_WALK_MIN_RECALL}. */
+  walkMinRecall?: number
 }
+
+/** How an approximate iteration found each point's centroid. */
+export type ApproximateSearch = 'index' | 'walk'
+/** Every approximate search, for flags and schemas. */
+export const approximateSearches: readonly ApproximateSearch[] = ['index', 'walk']
+/** Recall of the last sample below which a walking worker rebuilds its index. */
+export const DEFAULT_WALK_MIN_RECALL = 0.95
 
 /** Tuning of the approximate assignment: the index's, and the recall sample's size. */
 export interface ApproximateOptions extends HnswOptions {
@@ -55,6 +74,8 @@ export interface CentroidIndex {
   readonly buildMs: number
   /** The index's nearest centroid of each of the n rows of `points`. */
   nearest(points: Float32Array, n: number): Int32Array
+  /** The graph of each centroid's `degree` nearest other centroids, by searching the index for the centroids themselves. */
+  graph(degree: number): CentroidGraph
 }
 
 /**
@@ -92,6 +113,16 @@ export function buildCentroidIndex(
       const found = index.search(points.subarray(0, n * d), 1, threads)
       for (let i = 0; i < n; i++) labels[i] = Number(found.keys[i])
       return labels
+    },
+    graph(degree) {
+      const started = performance.now()
+      const perRow = Math.min(degree + 1, k)
+      // A flat matrix of k rows is a batch query: usearch answers BatchMatches (keys and counts per row).
+      const found = index.search(centroids.subarray(0, k * d), perRow, threads) as unknown as {
+        keys: BigUint64Array
+        counts: BigUint64Array
+      }
+      return graphFromNearest(k, degree, found.keys, perRow, found.counts, started)
     },
   }
 }
@@ -157,10 +188,12 @@ export interface ApproximateAssignResult {
   /** labels[i]: the centroid the index found nearest to point i (not always the exact nearest). */
   labels: Int32Array
   /**
-   * Distances evaluated exactly: those of the recall sample (sample × k). The index's own
-   * distance computations are not exposed by usearch's JavaScript binding and are not counted.
+   * Distances evaluated exactly: those of the recall sample (sample × k) and of a graph walk. The
+   * index's own distance computations are not exposed by usearch's JavaScript binding and are not counted.
    */
   distancesEvaluated: number
+  /** Whether the labels came from an index search or a graph walk. */
+  search: ApproximateSearch
   recall: RecallCount
   /** Wall time of the index search over the task's points, and of the recall check, ms. */
   searchMs: number
@@ -174,10 +207,16 @@ export interface ApproximateState {
   /** Rows of the recall sample (evenly spaced over the task's points, fixed for the run). */
   readonly sample: Int32Array
   /**
-   * Labels the task's points through `index` (built over `centroids`; the worker builds one per
-   * iteration for all its tasks), or through an index of its own when none is given.
+   * Labels the task's points by walking `graph` from their previous labels when a graph is given
+   * and the task has labels for this k; else through `index` (built over `centroids`; the worker
+   * builds one per iteration for all its tasks), or through an index of its own when none is given.
    */
-  assign(centroids: Float32Array, k: number, index?: CentroidIndex): Promise<ApproximateAssignResult>
+  assign(
+    centroids: Float32Array,
+    k: number,
+    index?: CentroidIndex,
+    graph?: CentroidGraph,
+  ): Promise<ApproximateAssignResult>
 }
 
 /** Evenly spaced rows, `count` of `n` at most: the same rows every iteration, no randomness to seed. */
@@ -188,7 +227,8 @@ function evenlySpaced(n: number, count: number): Int32Array {
 
 /**
  * Assigns each point to the centroid an HNSW index over the centroids returns (built anew each
- * iteration: the centroids all move) or, when nearer, to its previous label's centroid, and measures recall on a fixed sample against the exact
+ * iteration: the centroids all move) or, when nearer, to its previous label's centroid — or, given
+ * a centroid graph, walks it from the previous label — and measures recall on a fixed sample against the exact
  * nearest from `exact` (the task's kernel: the Lloyd labels). A sampled point counts as matched
  * when its approximate centroid is as near as the exact one (ties are not misses).
  */
@@ -219,18 +259,31 @@ export function createApproximateState(
     n,
     d,
     sample,
-    async assign(centroids, k, shared) {
-      const index = shared ?? buildCentroidIndex(centroids, k, d, options)
+    async assign(centroids, k, shared, graph) {
       let t = performance.now()
-      const labels = index.nearest(points, n)
-      if (previous && previous.k === k) keepNearer(labels, previous.labels, centroids)
-      if (options.keepPrevious ?? true) previous = { k, labels: labels.slice() }
+      let labels: Int32Array
+      let walked = 0
+      let search: ApproximateSearch = 'index'
+      if (graph && graph.k === k && previous && previous.k === k) {
+        search = 'walk'
+        const walk = walkNearest(points, n, d, centroids, graph, previous.labels)
+        labels = walk.labels
+        walked = walk.distancesEvaluated
+      } else {
+        const index = shared ?? buildCentroidIndex(centroids, k, d, options)
+        t = performance.now()
+        labels = index.nearest(points, n)
+        if (previous && previous.k === k) keepNearer(labels, previous.labels, centroids)
+      }
+      if ((options.keepPrevious ?? true) || options.search === 'walk')
+        previous = { k, labels: labels.slice() }
       const searchMs = performance.now() - t
       t = performance.now()
       const truth = sample.length > 0 ? (await exact.assign(samplePoints, centroids, d)).labels : []
       return {
         labels,
-        distancesEvaluated: sample.length * k,
+        distancesEvaluated: sample.length * k + walked,
+        search,
         recall: scoreRecall(points, sample, labels, truth, centroids, d),
         searchMs,
         recallMs: performance.now() - t,
