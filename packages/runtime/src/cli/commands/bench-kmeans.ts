@@ -7,7 +7,7 @@ import { type PartialsEncoding, partialsEncodings } from '../../collectives/regr
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
-import { type ApproximateSearch, type HnswScalar, hnswScalars } from '../../kmeans/accel/approximate.ts'
+import { hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,

@@ -26,7 +26,7 @@ function nearestSq(points: Float32Array, i: number, centroids: Float32Array, k: 
 /** A graph whose rows are given lists (padded with −1). */
 function graphOf(rows: number[][], degree: number): CentroidGraph {
   const neighbours = new Int32Array(rows.length * degree).fill(-1)
-  rows.forEach((r, c) => neighbours.set(r.slice(0, degree), c * degree))
+  for (const [c, r] of rows.entries()) neighbours.set(r.slice(0, degree), c * degree)
   return { k: rows.length, degree, neighbours, buildMs: 0 }
 }
 
