@@ -25,6 +25,8 @@ import { nonNegativeInt, nonNegativeNumber, positiveInt } from './parse-options.
 
 /** Options of `codebook bench kmeans`; the approximate assignment's as `codebook kmeans` takes them. */
 export interface BenchKmeansOptions extends HnswFlags {
+  /** Approximate: points per map task in the recall sample. */
+  recallSample?: number
   /** Size of the generated data (ignored with `data`). */
   n: number
   d: number
@@ -169,6 +171,7 @@ export async function runBenchKmeans(
         approximateSearch: o.approximateSearch,
         walkDegree: o.walkDegree,
         walkMinRecall: o.walkMinRecall,
+        recallSample: o.recallSample,
         json: true,
       },
       silent,
@@ -276,6 +279,11 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
       positiveInt('--hnsw-expansion'),
     )
     .addOption(new Option('--hnsw-scalar <type>', 'approximate: index scalar type').choices(hnswScalars))
+    .option(
+      '--recall-sample <S>',
+      'approximate: points per map task checked against the exact nearest each iteration (default 256)',
+      nonNegativeInt('--recall-sample'),
+    )
     .option('--data <file>', 'cluster this .npy instead of generated data')
     .option('--init <file>', 'initial centroids .npy (default: seeded random rows)')
     .option('--workers <P>', 'worker processes', positiveInt('--workers'), 1)
