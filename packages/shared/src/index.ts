@@ -63,6 +63,7 @@ export {
   legacyAggregationAliases,
   runAggregations,
   runAlgorithms,
+  runApproximateSearches,
   runAssignments,
   runBounds,
   runBroadcasts,

@@ -4,6 +4,7 @@ import {
   AggregationField,
   runAggregations,
   runAlgorithms,
+  runApproximateSearches,
   runAssignments,
   runBounds,
   runBroadcasts,
@@ -165,6 +166,8 @@ export const CreateRun = z.object({
   algorithm: z.enum(runAlgorithms).default(runDefaults.algorithm),
   /** `approximate`: HNSW assignment (no bounds: with `hamerly` / `yinyang` the run fails `KMEANS_ASSIGNMENT_CONFLICT`). */
   assignment: z.enum(runAssignments).default(runDefaults.assignment),
+  /** With `approximate`: search an index every iteration or walk the centroid graph (see {@link runApproximateSearches}). */
+  approximateSearch: z.enum(runApproximateSearches).default(runDefaults.approximateSearch),
   /** Encoding of the partial sums on the wire (see {@link runPartials}). */
   partials: z.enum(runPartials).default(runDefaults.partials),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
-import { CreateRun } from '@codebook/shared'
+import { CreateRun, RunParams } from '@codebook/shared'
 import { sql } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { makeTempHome, testDrivers } from '../test-support/test-server.ts'
 import { openDatabase } from './db-plugin.ts'
 
@@ -11,6 +12,11 @@ const migration = readFileSync(new URL('../../drizzle/0003_aggregation_names.sql
 // Migration 0004 gives runs stored before issue 20 the reduction they ran: `regroup`.
 const reductionMigration = readFileSync(
   new URL('../../drizzle/0004_run_reduction.sql', import.meta.url),
+  'utf8',
+)
+// Migration 0007 gives runs stored before later fields the defaults that describe what they ran.
+const defaultsMigration = readFileSync(
+  new URL('../../drizzle/0007_run_param_defaults.sql', import.meta.url),
   'utf8',
 )
 
@@ -72,6 +78,36 @@ describe.each(testDrivers())('aggregation names and reductions in stored runs on
       chosen: { aggregation: 'ring', k: 2, reduction: 'tree-dyn' },
       old: { aggregation: 'ring', k: 2, reduction: 'regroup' },
     })
+  })
+
+  it('gives runs stored before launcher, assignment, approximateSearch and partials their defaults, so they encode', async () => {
+    const db = await freshDatabase()
+    const now = CreateRun.parse({ datasetId: 'ds', k: 2, maxIterations: 1, workers: 1 })
+    const { launcher, assignment, approximateSearch, partials, ...before } = now
+    const rows = {
+      old: before,
+      chosen: { ...now, assignment: 'approximate', approximateSearch: 'walk', partials: 'float32' },
+    }
+    for (const [id, params] of Object.entries(rows))
+      await db.execute(
+        sql`INSERT INTO runs (id, dataset_id, status, params) VALUES (${id}, 'ds', 'succeeded', ${JSON.stringify(params)}::jsonb)`,
+      )
+    // Without the migration the old row cannot be served: responses are encoded through the schema.
+    expect(() => z.encode(RunParams, before as RunParams)).toThrow()
+    await db.execute(sql.raw(defaultsMigration))
+    const r = (await db.execute(sql`SELECT id, params FROM runs ORDER BY id`)) as unknown as {
+      rows: { id: string; params: RunParams }[]
+    }
+    const stored = Object.fromEntries(r.rows.map((row) => [row.id, row.params]))
+    expect(stored.old).toEqual({
+      ...before,
+      launcher: 'local',
+      assignment: 'exact',
+      approximateSearch: 'index',
+      partials: 'exact',
+    })
+    expect(stored.chosen).toEqual(rows.chosen)
+    for (const params of Object.values(stored)) expect(z.encode(RunParams, params)).toEqual(params)
   })
 
   it('reads the old name local as three-stage in a new request', () => {

@@ -259,6 +259,23 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     }
     // HNSW over 4 centroids misses little: the run ends near exact Lloyd's inertia.
     expect(Math.abs(done.inertia! / ref.inertia.at(-1)! - 1)).toBeLessThan(0.01)
+    expect(
+      (await reportsOf(approx.id)).every((r) => r.workers.every((w) => w.approximateSearch === 'index')),
+    ).toBe(true)
+
+    // Walking the centroid graph: the first iteration searches an index, later ones walk (with 4
+    // centroids the walk's 3 neighbours are all the others: it finds the exact nearest).
+    const walk = Run.parse(
+      await (
+        await post('/api/runs', { ...common, assignment: 'approximate', approximateSearch: 'walk' })
+      ).json(),
+    )
+    expect(walk.params.approximateSearch).toBe('walk')
+    const walked = await server.app.runs.settled(walk.id)
+    expect(walked.status).toBe('succeeded')
+    const searches = (await reportsOf(walk.id)).map((r) => r.workers.map((w) => w.approximateSearch))
+    expect(searches).toEqual([['index', 'index'], ...Array(ref.iterations - 1).fill(['walk', 'walk'])])
+    expect(Math.abs(walked.inertia! / ref.inertia.at(-1)! - 1)).toBeLessThan(0.01)
   })
 
   it('streams a running run to sockets joining at any seq without gap or duplicate, and cancels it killing its workers', async () => {
@@ -407,6 +424,7 @@ describe('runs across a restart', () => {
         reduction: 'regroup',
         algorithm: 'lloyd',
         assignment: 'exact',
+        approximateSearch: 'index',
         partials: 'exact',
         kernel: 'reference',
         seed: 1,

@@ -132,6 +132,7 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       kernel: p.kernel,
       algorithm: p.algorithm,
       assignment: p.assignment,
+      ...(p.assignment === 'approximate' ? { hnsw: { search: p.approximateSearch } } : {}),
       partials: p.partials,
       // Workers sharing a host split its cores (as `codebook kmeans`); a worker alone on its host uses all of that host's.
       threadsPerTask:

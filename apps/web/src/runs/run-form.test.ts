@@ -47,6 +47,14 @@ describe('validateRunForm', () => {
     })
   })
 
+  it('sends the approximate search only with an approximate assignment', () => {
+    const walk = { ...form, approximateSearch: 'walk' as const }
+    const exact = validateRunForm(walk, ctx())
+    expect(exact.ok && 'approximateSearch' in exact.input).toBe(false)
+    const approximate = validateRunForm({ ...walk, assignment: 'approximate' }, ctx())
+    expect(approximate.ok && CreateRun.parse(approximate.input).approximateSearch).toBe('walk')
+  })
+
   it('rejects k above n, k below 1 and non-integers', () => {
     expect(validateRunForm({ ...form, k: '65' }, ctx({ datasetN: 64 }))).toEqual({
       ok: false,

@@ -5,6 +5,7 @@ import {
   initMethods,
   runAggregations,
   runAlgorithms,
+  runApproximateSearches,
   runAssignments,
   runBounds,
   runBroadcasts,
@@ -32,6 +33,7 @@ export interface RunFormValues {
   reduction: (typeof runReductions)[number]
   algorithm: (typeof runAlgorithms)[number]
   assignment: (typeof runAssignments)[number]
+  approximateSearch: (typeof runApproximateSearches)[number]
   partials: (typeof runPartials)[number]
   init: (typeof initMethods)[number]
   kernel: string
@@ -60,6 +62,7 @@ export const runFormChoices = {
   reduction: runReductions,
   algorithm: runAlgorithms,
   assignment: runAssignments,
+  approximateSearch: runApproximateSearches,
   partials: runPartials,
   init: initMethods,
 } as const
@@ -79,6 +82,7 @@ export const defaultRunForm: RunFormValues = {
   reduction: runDefaults.reduction,
   algorithm: runDefaults.algorithm,
   assignment: runDefaults.assignment,
+  approximateSearch: runDefaults.approximateSearch,
   partials: runDefaults.partials,
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
@@ -237,6 +241,7 @@ export function validateRunForm(
     reduction: values.reduction,
     algorithm: values.algorithm,
     assignment: values.assignment,
+    ...(values.assignment === 'approximate' ? { approximateSearch: values.approximateSearch } : {}),
     partials: values.partials,
     init: values.init,
     kernel: values.kernel,

@@ -30,6 +30,7 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   reduction: 'Reduction',
   algorithm: 'Algorithm',
   assignment: 'Assignment',
+  approximateSearch: 'Approximate search',
   partials: 'Partial sums',
   init: 'Init',
 }
@@ -162,16 +163,19 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
             onChange={(v) => set('kernel', v)}
             error={fieldError('kernel')}
           />
-          {(Object.keys(runFormChoices) as (keyof typeof runFormChoices)[]).map((name) => (
-            <SelectField
-              key={name}
-              name={name}
-              label={CHOICE_LABELS[name]}
-              value={values[name]}
-              choices={runFormChoices[name]}
-              onChange={(v) => set(name, v as never)}
-            />
-          ))}
+          {(Object.keys(runFormChoices) as (keyof typeof runFormChoices)[])
+            // The search of an approximate assignment means nothing for an exact one.
+            .filter((name) => name !== 'approximateSearch' || values.assignment === 'approximate')
+            .map((name) => (
+              <SelectField
+                key={name}
+                name={name}
+                label={CHOICE_LABELS[name]}
+                value={values[name]}
+                choices={runFormChoices[name]}
+                onChange={(v) => set(name, v as never)}
+              />
+            ))}
         </div>
         <div className="run-form-actions">
           <button
