@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { planNodeNames as sharedPlanNodeNames, type Topology } from '@codebook/shared'
 import { z } from 'zod'
+import { aggregationModes } from '../collectives/regroup/regroup.ts'
 import { UsageError } from '../errors.ts'
 import { mappingPlanners } from './plan-mapping.ts'
 
@@ -9,6 +10,8 @@ const planFileSchema = z.object({
   sites: z.array(z.string()).min(1),
   capacity: z.array(z.number().int().nonnegative()),
   processes: z.number().int().positive(),
+  /** A K-means plan's aggregation (what it priced; plans written before it have none). */
+  aggregation: z.enum(aggregationModes).optional(),
   plans: z
     .array(
       z.object({

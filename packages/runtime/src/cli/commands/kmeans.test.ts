@@ -254,6 +254,33 @@ describe('codebook kmeans', () => {
     expect(err.join('')).toContain('tree-dyn')
   })
 
+  it('--mapping of a K-means plan runs the aggregation the plan priced unless --aggregation is given', async () => {
+    const io = collect()
+    const gen = ['topology', 'generate', '--sites', '2', '--racks', '1', '--nodes-per-rack', '2']
+    expect(await mainWith([...gen, '--node-gbps', '1', '--uplink-gbps', '10'], io)).toBe(0)
+    const topo = join(dir, 'two-sites.json')
+    await writeFile(topo, io.out.join(''))
+    const plan = join(dir, 'kmeans-plan.json')
+    const planned = ['plan', 'mapping', '--processes', '4', '--pattern', 'kmeans', '--k', '8', '--d', '4']
+    expect(await mainWith([...planned, '--nodes-per-site', '2', '--out', plan], collect())).toBe(0)
+    expect((JSON.parse(await readFile(plan, 'utf8')) as { aggregation: string }).aggregation).toBe('ring')
+    const argv = ['kmeans', '--data', join(dir, 'x.npy'), '--k', '3', '--iterations', '1', '--workers', '4']
+    const placed = [...argv, '--topology', topo, '--mapping', plan, '--kernel', 'reference']
+    const stderrOf = async (extra: string[]) => {
+      const err: string[] = []
+      const write = process.stderr.write.bind(process.stderr)
+      process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
+      try {
+        expect(await mainWith([...placed, ...extra], collect())).toBe(0)
+      } finally {
+        process.stderr.write = write
+      }
+      return err.join('')
+    }
+    expect(await stderrOf([])).toContain('note: --aggregation ring, as the plan priced it')
+    expect(await stderrOf(['--aggregation', 'three-stage'])).not.toContain('as the plan priced it')
+  })
+
   it('--mapping puts worker i on the topology node its plan gave rank i; bad plans exit 2 with a code', async () => {
     const io = collect()
     const gen = ['topology', 'generate', '--sites', '4', '--racks', '1', '--nodes-per-rack', '2']

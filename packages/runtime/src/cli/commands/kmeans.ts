@@ -58,6 +58,8 @@ export interface KmeansCommandOptions extends HnswFlags {
   topology?: string
   /** A `codebook plan mapping --out` file: worker i runs on the node its planner gave rank i (needs `topology`). */
   mapping?: string
+  /** `aggregation` was chosen on the command line (a plan's own aggregation then does not replace it). */
+  aggregationGiven?: boolean
   /** The plan's planner to follow (default: its cheapest). */
   planner?: string
   /** Initial centroids: a k × d .npy file, or an init method of {@link INIT_METHODS} (default kmeans++). */
@@ -102,11 +104,18 @@ async function initFileCentroids(o: KmeansCommandOptions, d: number): Promise<Fl
   }
 }
 
-/** Rack per worker: from --mapping's plan when given, else the topology's nodes in order. */
-async function placedRacks(o: KmeansCommandOptions, topology: Topology | null): Promise<string[]> {
+/**
+ * Rack per worker: from --mapping's plan when given, else the topology's nodes in order; and the
+ * aggregation to run: a K-means plan's own (what it priced) unless --aggregation was given.
+ */
+async function placement(
+  o: KmeansCommandOptions,
+  topology: Topology | null,
+  io: CommandIo,
+): Promise<{ racks: string[]; aggregation: AggregationMode }> {
   if (o.mapping === undefined) {
     if (o.planner !== undefined) throw new UsageError('BAD_OPTION', '--planner needs --mapping')
-    return workerRacks(topology, o.workers)
+    return { racks: workerRacks(topology, o.workers), aggregation: o.aggregation }
   }
   if (topology === null)
     throw new UsageError(
@@ -114,7 +123,13 @@ async function placedRacks(o: KmeansCommandOptions, topology: Topology | null): 
       '--mapping places workers on nodes of a --topology; give one',
     )
   const plan = await readPlanFile(o.mapping)
-  return mappedWorkerRacks(topology, planNodeNames(plan, topology, o.workers, o.planner))
+  const racks = mappedWorkerRacks(topology, planNodeNames(plan, topology, o.workers, o.planner))
+  if (plan.aggregation === undefined || o.aggregationGiven || plan.aggregation === o.aggregation)
+    return { racks, aggregation: o.aggregation }
+  io.stderr.write(
+    `note: --aggregation ${plan.aggregation}, as the plan priced it (give --aggregation to override)\n`,
+  )
+  return { racks, aggregation: plan.aggregation }
 }
 
 /** The approximate assignment's flags, as `codebook kmeans` and `bench kmeans` take them. */
@@ -202,7 +217,7 @@ export async function runKmeansCommand(
   const { n, d } = await npyDataShape(o.data, 'codebook kmeans')
   const fromFile = await initFileCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
-  const racks = await placedRacks(o, topology)
+  const { racks, aggregation } = await placement(o, topology, io)
   const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
   try {
     const init =
@@ -224,7 +239,7 @@ export async function runKmeansCommand(
       slots: o.slots,
       broadcast: o.broadcast,
       chainOrder: o.chainOrder,
-      aggregation: o.aggregation,
+      aggregation,
       reduction: o.reduction,
       seed: o.seed,
       kernel: o.kernel,
@@ -388,6 +403,6 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
     // A tree reduction replaces the regroup: say so rather than silently ignore a chosen --aggregation.
     if (o.reduction && o.reduction !== 'regroup' && cmd.getOptionValueSource('aggregation') === 'cli')
       io.stderr.write(`note: --aggregation ${o.aggregation} is not used with --reduction ${o.reduction}\n`)
-    await runKmeansCommand(o, io)
+    await runKmeansCommand({ ...o, aggregationGiven: cmd.getOptionValueSource('aggregation') === 'cli' }, io)
   })
 }

@@ -89,7 +89,9 @@ export async function runPlanMapping(
   })
   if (o.out) {
     const out = o.out
-    await writeAtomically(out, (tmp) => writeFile(tmp, `${JSON.stringify(result)}\n`))
+    // A K-means plan names the aggregation it priced: `codebook kmeans --mapping` runs with it.
+    const written = o.pattern === 'kmeans' ? { ...result, aggregation: o.aggregation } : result
+    await writeAtomically(out, (tmp) => writeFile(tmp, `${JSON.stringify(written)}\n`))
   }
   const random = result.plans.find((p) => p.algorithm === 'random')?.cost
   for (const p of result.plans) {
