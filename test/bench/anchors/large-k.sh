@@ -4,6 +4,7 @@
 #
 #   test/bench/anchors/large-k.sh                      # defaults below
 #   N=50000 K=5000 ITERS=10 test/bench/anchors/large-k.sh
+#   N=1000000 K=100000 ITERS=30 TOL=1e-4 SKIP_LLOYD=1 SKIP_FAISS=1 test/bench/anchors/large-k.sh  # the k = 100,000 target
 #
 # scikit-learn and FAISS pay n·k·d every iteration, so they are timed for ANCHOR_ITERS iterations
 # and multiplied (the output marks those figures "projected"): to ITERS, and to the iterations
@@ -17,7 +18,9 @@
 # stop changing after 8 iterations; 2·K blobs, as convergence.sh uses, keeps most points near-tied
 # between many centroids for longer), SEED (1), ITERS (15),
 # ANCHOR_ITERS (2), WORKERS (1), SLOTS (1), SKIP_LLOYD (1: skip the lloyd run and the check),
-# OUT (work dir). Needs Debian's python3-sklearn and python3-faiss (/usr/bin/python3).
+# TOL (0: Codebook stops only when no label changes; else the relative inertia change that stops it,
+# as `--tol`), SKIP_FAISS (1: time scikit-learn only), OUT (work dir). Codebook's peak RSS is reported
+# for the driver and the largest worker (separate processes) and their sum. Needs Debian's python3-sklearn and python3-faiss (/usr/bin/python3).
 set -euo pipefail
 N=${N:-200000}
 D=${D:-128}
@@ -29,6 +32,8 @@ ANCHOR_ITERS=${ANCHOR_ITERS:-2}
 WORKERS=${WORKERS:-1}
 SLOTS=${SLOTS:-1}
 SKIP_LLOYD=${SKIP_LLOYD:-0}
+SKIP_FAISS=${SKIP_FAISS:-0}
+TOL=${TOL:-0}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 OUT=${OUT:-$(mktemp -d)}
@@ -39,17 +44,19 @@ cd "$ROOT/packages/runtime"
 npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --out "$OUT" >"$OUT/data.json"
 bench() {
   node --conditions=@codebook/source --import tsx src/formats/test-support/run-cli.ts bench kmeans \
-    --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations "$ITERS" --tol 0 \
+    --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations "$ITERS" --tol "$TOL" \
     --algorithm "$1" --workers "$WORKERS" --slots "$SLOTS" --json >"$OUT/codebook-$1.json"
 }
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-/usr/bin/python3 "$HERE/large_k.py" "$OUT/points.npy" "$OUT/init.npy" "$ANCHOR_ITERS" >"$OUT/anchors.json"
-echo "load after the anchors: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+FAISS_FLAG=()
+[[ "$SKIP_FAISS" == 1 ]] && FAISS_FLAG=(--skip-faiss)
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
+/usr/bin/python3 "$HERE/large_k.py" "$OUT/points.npy" "$OUT/init.npy" "$ANCHOR_ITERS" "${FAISS_FLAG[@]}" >"$OUT/anchors.json"
+echo "load after the anchors: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
 bench auto
-echo "load after auto: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "load after auto: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
 if [[ "$SKIP_LLOYD" != 1 ]]; then
   bench lloyd
-  echo "load after lloyd: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  echo "load after lloyd: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
 fi
 
 node -e '
@@ -64,21 +71,21 @@ const autoMs = auto.totalMs
 // the iterations Codebook ran.
 const iters = Number(process.argv[2])
 const project = (a, i) => +((a.msPerIteration * i) / 1000).toFixed(1)
-for (const a of [anchors.sklearn, anchors.faiss]) {
+for (const a of [anchors.sklearn, anchors.faiss].filter(Boolean)) {
   a.projectedSecondsAtIters = project(a, iters)
   a.projectedSecondsAtCodebookIterations = project(a, auto.iterations)
 }
 const out = {
   data: read("data"),
-  note: `scikit-learn and FAISS: timed for ${anchors.timedIterations} iterations, projected to ${iters} and to ${auto.iterations}; Codebook: ${auto.iterations} iterations run (of at most ${iters})`,
+  note: `scikit-learn${anchors.faiss ? " and FAISS" : " (FAISS skipped)"}: timed for ${anchors.timedIterations} iterations, projected to ${iters} and to ${auto.iterations}; Codebook: ${auto.iterations} iterations run (of at most ${iters})`,
   sklearnLloyd: anchors.sklearn,
   faiss: anchors.faiss,
-  codebookAuto: { totalMs: Math.round(autoMs), iterations: auto.iterations, distanceFraction: +auto.distanceFraction.toFixed(4), peakRssMB: Math.round(auto.peakRssMB), inertia: auto.inertia, perIteration: auto.perIteration.map((p) => ({ ms: p.ms, map: p.stageMs.map, distanceFraction: p.distanceFraction })) },
+  codebookAuto: { totalMs: Math.round(autoMs), iterations: auto.iterations, distanceFraction: +auto.distanceFraction.toFixed(4), peakRssMB: Math.round(auto.peakRssMB), driverPeakRssMB: Math.round(auto.driverPeakRssMB), workerPeakRssMB: Math.round(auto.workerPeakRssMB), driverPlusWorkerRssMB: Math.round(auto.driverPeakRssMB + auto.workerPeakRssMB), inertia: auto.inertia, perIteration: auto.perIteration.map((p) => ({ ms: p.ms, map: p.stageMs.map, distanceFraction: p.distanceFraction })) },
   ratios: {
     autoVsSklearnAtIters: +(autoMs / (anchors.sklearn.projectedSecondsAtIters * 1000)).toFixed(4),
-    autoVsFaissAtIters: +(autoMs / (anchors.faiss.projectedSecondsAtIters * 1000)).toFixed(4),
+    autoVsFaissAtIters: anchors.faiss ? +(autoMs / (anchors.faiss.projectedSecondsAtIters * 1000)).toFixed(4) : null,
     autoVsSklearnAtCodebookIterations: +(autoMs / (anchors.sklearn.projectedSecondsAtCodebookIterations * 1000)).toFixed(4),
-    autoVsFaissAtCodebookIterations: +(autoMs / (anchors.faiss.projectedSecondsAtCodebookIterations * 1000)).toFixed(4),
+    autoVsFaissAtCodebookIterations: anchors.faiss ? +(autoMs / (anchors.faiss.projectedSecondsAtCodebookIterations * 1000)).toFixed(4) : null,
   },
 }
 if (lloyd) {

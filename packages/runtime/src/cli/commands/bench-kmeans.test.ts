@@ -40,12 +40,14 @@ describe('codebook bench kmeans', () => {
     expect(Object.keys(printed).sort()).toEqual(
       [
         'distanceFraction',
+        'driverPeakRssMB',
         'inertia',
         'iterations',
         'msPerIteration',
         'peakRssMB',
         'perIteration',
         'totalMs',
+        'workerPeakRssMB',
       ].sort(),
     )
     // One entry per iteration; its wall times add up to the total and hold every stage.
@@ -72,6 +74,9 @@ describe('codebook bench kmeans', () => {
     // At least this process's own resident set (vitest alone is tens of MiB), and not absurd.
     expect(printed.peakRssMB).toBeGreaterThan(process.memoryUsage().heapUsed / 2 ** 20 / 2)
     expect(printed.peakRssMB).toBeLessThan(64 * 1024)
+    // The peak is the larger of the driver's own and the largest worker's (each its own process).
+    expect(printed.workerPeakRssMB).toBeGreaterThan(0)
+    expect(printed.peakRssMB).toBe(Math.max(printed.driverPeakRssMB, printed.workerPeakRssMB))
   })
 
   it('approximate with HNSW flags and float32 partials: per-iteration build/search/recall parts, bytes saved', async () => {

@@ -75,6 +75,10 @@ export interface BenchKmeansResult {
   partialBytesSaved?: number
   /** Peak resident set, MiB: the largest of the driver's and every worker's process. */
   peakRssMB: number
+  /** The driver's own peak resident set, MiB. */
+  driverPeakRssMB: number
+  /** The largest worker's peak resident set, MiB (0 when no worker reported one). */
+  workerPeakRssMB: number
   /**
    * Each iteration: driver wall time, each stage's time (slowest worker) within it, and the
    * fraction of the n·k distances evaluated, to see where a run's time goes.
@@ -180,8 +184,11 @@ export async function runBenchKmeans(
     const fractions = run.reports.map((r) => r.distanceFraction ?? 1)
     const recalls = run.reports.flatMap((r) => (r.assignmentRecall === undefined ? [] : [r.assignmentRecall]))
     const saved = run.reports.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
-    let rss = process.resourceUsage().maxRSS * 1024
-    for (const r of run.reports) for (const w of r.workers) rss = Math.max(rss, w.maxRssBytes ?? 0)
+    const driverRss = process.resourceUsage().maxRSS * 1024
+    let workerRss = 0
+    for (const r of run.reports)
+      for (const w of r.workers) workerRss = Math.max(workerRss, w.maxRssBytes ?? 0)
+    const rss = Math.max(driverRss, workerRss)
     // FAISS runs after Codebook (not alongside: both use every core) on the same files.
     const faiss =
       o.faiss && data && init
@@ -203,6 +210,8 @@ export async function runBenchKmeans(
         : {}),
       ...(saved > 0 ? { partialBytesSaved: saved } : {}),
       peakRssMB: rss / 2 ** 20,
+      driverPeakRssMB: driverRss / 2 ** 20,
+      workerPeakRssMB: workerRss / 2 ** 20,
       perIteration: run.reports.map((r, i) => ({
         ms: Math.round(run.iterationMs[i]! * 10) / 10,
         stageMs: Object.fromEntries(

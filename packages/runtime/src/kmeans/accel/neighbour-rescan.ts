@@ -29,13 +29,25 @@ const PLAN_ROWS = 256
 const GATHERED_ROW = 1.3
 /** Share of the plain re-scan's cost the neighbourhoods may reach (the estimate is rough). */
 const PAYS_BELOW = 0.6
+/**
+ * Share of the sampled points whose list the chosen length must cover to the cut (the rest end
+ * in the dense re-scan, exactly). The lists' length sets the TopK's K and the lists' memory:
+ * at k = 100,000 the cap k/64 is 1,562 entries per centroid (156 M entries, ~1.9 GB).
+ */
+const LIST_COVERS = 0.99
+/** Shortest list chosen from the sample (a few entries cost nothing and absorb sampling noise). */
+const MIN_LIST = 16
+/** Centroid rows per `nearestM` call: its output (count entries a row) stays ~100 MB, not GBs. */
+const LIST_BLOCK_ROWS = 8_192
 
 /**
  * Whether the neighbourhood re-scan is predicted to cost less than a dense row per point, from
  * the sampled centroids' lists: for their points, the neighbours each would scan (those with
  * ‖c_j − c_a‖ − u ≤ u, the cut before any improvement) at ~70 BLAS multiply-adds per TypeScript
  * one ({@link NEIGHBOUR_LIST_SHARE}), and those a truncated list could not settle (a gathered dense
- * row each), scaled to all rows, plus the rows themselves.
+ * row each), scaled to all rows, plus the rows themselves. Also returns the list length that
+ * reaches the cut for {@link LIST_COVERS} of the sampled points (one entry past the cut settles
+ * a point), at least {@link MIN_LIST}: the rows are then fetched that long only.
  */
 function pays(
   sample: Int32Array,
@@ -47,11 +59,12 @@ function pays(
   indices: Int32Array | null,
   lists: Array<{ j: Int32Array; dist: Float64Array }>,
   outside: Float64Array,
-): boolean {
+): { pays: boolean; listLength: number } {
   const sampled = new Uint8Array(k)
   for (const a of sample) sampled[a] = 1
   let scans = 0
   let unsettled = 0
+  const needs: number[] = []
   for (let r = 0; r < count; r++) {
     const a = labels[indices === null ? r : indices[r]] as number
     if (sampled[a] === 0) continue
@@ -60,11 +73,17 @@ function pays(
     let p = 0
     while (p < list.dist.length && (list.dist[p] as number) <= 2 * u) p++
     scans += p
+    needs.push(p + 1)
     if (p === list.dist.length && !((outside[a] as number) > 2 * u)) unsettled++
   }
   const scale = rowCount / sample.length
   const cost = rowCount * k + scale * (scans * NEIGHBOUR_LIST_SHARE + unsettled * k * GATHERED_ROW)
-  return cost < PAYS_BELOW * count * k * GATHERED_ROW
+  needs.sort((x, y) => x - y)
+  const covered = needs.length === 0 ? 0 : (needs[Math.floor(LIST_COVERS * (needs.length - 1))] as number)
+  return {
+    pays: cost < PAYS_BELOW * count * k * GATHERED_ROW,
+    listLength: Math.max(MIN_LIST, covered),
+  }
 }
 
 /**
@@ -220,7 +239,8 @@ export async function neighbourRescan(
   // With a kernel that returns only each row's nearest (ORT's TopK), the k × k block never
   // reaches JavaScript: at k = 20,000 the full rows cost ~5.5 s there, 9 GMAC/s.
   const nearestM = dense?.nearestM?.bind(dense)
-  const keep = Math.min(k, maxList + 2)
+  // Each row's nearest: its list (≤ maxList) plus itself plus one more for the bound outside.
+  let keep = Math.min(k, maxList + 2)
   const normsSq = nearestM ? rowNormsSq(centroids, k, d) : new Float64Array(0)
   let maxNormSq = 0
   for (const v of normsSq) if (v > maxNormSq) maxNormSq = v
@@ -229,18 +249,25 @@ export async function neighbourRescan(
       await forEachDistanceRow(centroids, k, d, centroids, k, which, dense, visit)
       return
     }
-    const block = new Float32Array(which.length * d)
-    for (let r = 0; r < which.length; r++)
-      block.set(centroids.subarray((which[r] as number) * d, (which[r] as number) * d + d), r * d)
-    const got = await nearestM(block, centroids.subarray(0, k * d), keep, d)
-    for (let r = 0; r < which.length; r++) {
-      const a = which[r] as number
-      const eb = dense.distanceErrorBound(normsSq[a] as number, maxNormSq, d)
-      listFromNearest(a, got.indices, got.distancesSq, r * keep, keep, eb)
+    for (let from = 0; from < which.length; from += LIST_BLOCK_ROWS) {
+      const part = which.subarray(from, Math.min(which.length, from + LIST_BLOCK_ROWS))
+      const block = new Float32Array(part.length * d)
+      for (let r = 0; r < part.length; r++)
+        block.set(centroids.subarray((part[r] as number) * d, (part[r] as number) * d + d), r * d)
+      const got = await nearestM(block, centroids.subarray(0, k * d), keep, d)
+      for (let r = 0; r < part.length; r++) {
+        const a = part[r] as number
+        const eb = dense.distanceErrorBound(normsSq[a] as number, maxNormSq, d)
+        listFromNearest(a, got.indices, got.distancesSq, r * keep, keep, eb)
+      }
     }
   }
   await listRows(sample)
-  if (!pays(sample, rows.length, count, k, ownSq, labels, indices, lists, outside)) return null
+  const plan = pays(sample, rows.length, count, k, ownSq, labels, indices, lists, outside)
+  if (!plan.pays) return null
+  // Lists as long as the sample needs (+ the row itself + one for the bound outside), not k/64:
+  // a truncated list only sends its point to the dense re-scan.
+  keep = Math.min(keep, plan.listLength + 2)
   await listRows(Int32Array.from(rows))
   let evaluated = count
   const unsettled: number[] = []
