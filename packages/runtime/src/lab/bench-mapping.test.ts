@@ -1,4 +1,5 @@
 import { rm, writeFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { afterAll, describe, expect, it } from 'vitest'
 import { broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
 import {
@@ -9,11 +10,13 @@ import {
 import { ec2FourRegions } from '../mapping/site-profile.ts'
 import { LAB_PAYLOAD_EFFICIENCY } from '../simulator/lab-cluster.ts'
 import { placedLabClusterSpec } from '../simulator/lab-sites-cluster.ts'
-import { DEFAULT_MAP_GFLOPS_PER_SLOT, predictKmeansOnCluster } from '../simulator/predict-kmeans.ts'
+import { predictKmeansOnCluster } from '../simulator/predict-kmeans.ts'
+import { predictOverlappedIteration } from '../simulator/predict-kmeans-overlap.ts'
 import {
   type LabBenchMappingGain,
   type LabBenchMappingOptions,
   type LabBenchMappingRow,
+  REFERENCE_KERNEL_GFLOPS,
   runLabBenchMapping,
   simulatePlacedIteration,
 } from './bench-mapping.ts'
@@ -87,7 +90,7 @@ describe('lab bench mapping: the simulated makespan of a placed iteration', () =
     const r = (s: number, t: number) =>
       ((Math.min(sites.mbps[s]![t]!, lab.nodeMbps) * 1e6) / 8) * LAB_PAYLOAD_EFFICIENCY
     const L = (s: number, t: number) => sites.latencyMs[s]![t]! / 1000
-    const run = { ...o, lab, k: 1000, d: 128, chunkBytes: 65_536, mapGflops: 2 }
+    const run = { ...o, lab, k: 1000, d: 128, chunkBytes: 65_536, mapGflops: 2, cores: 2 }
     // Rank 0 on host 1 (site 1), rank 1 on host 0 (site 0): every send's direction is fixed by the mapping.
     const got = simulatePlacedIteration(run, [1, 0])
     const block = (run.k / 2) * (run.d + 1) * 8 // float64 sums and a count, k/2 centroids
@@ -108,6 +111,17 @@ describe('lab bench mapping: the simulated makespan of a placed iteration', () =
         got.stages.combine.seconds,
       12,
     )
+    // Without barriers (2 cores, map M = 0.3 s a worker): rank 0 maps once its chunks have left,
+    // rank 1 once they arrived; each ring send follows its sender's map; rank 1's combine send
+    // waits for its ring send to leave and rank 0's block to arrive.
+    const M = 0.3
+    const overlapped = simulatePlacedIteration(
+      { ...run, mapGflops: (run.pointsPerProcess * run.k * run.d * 2) / M / 1e9, cores: 2 },
+      [0, 1],
+    )
+    const sent = (run.k * run.d * 4) / r(0, 1)
+    const combineStart = Math.max(sent + M + block / r(0, 1) + L(0, 1), sent + L(0, 1) + M + block / r(1, 0))
+    expect(overlapped.overlappedSeconds).toBeCloseTo(combineStart + block / r(1, 0) + L(1, 0), 9)
     // The sum of sends would charge both ring sends: the makespan charges the slower only.
     expect(got.stages.regroup.seconds).toBeLessThan(
       block / r(1, 0) + L(1, 0) + block / r(0, 1) + L(0, 1) - 0.1,
@@ -160,18 +174,29 @@ describe.skipIf(reason !== null)(`lab bench mapping on two sites (${reason ?? 'r
     expect(gain.measuredByRound).toHaveLength(1)
     // The simulated makespan is the simulator's own answer for the same mapping on the lab as configured.
     for (const row of rows.slice(0, 3)) {
-      const direct = predictKmeansOnCluster(placedLabClusterSpec({ ...o.lab, sites }, row.nodeOf), {
+      const model = {
         n: 4 * o.pointsPerProcess,
         d: o.d,
         k: o.k,
-        broadcast: 'chain',
+        broadcast: 'chain' as const,
         order: [0, 1, 2, 3],
         aggregation: o.aggregation,
         chunkBytes: o.chunkBytes,
         slots: [1, 1, 1, 1],
-        mapGflopsPerSlot: DEFAULT_MAP_GFLOPS_PER_SLOT,
+      }
+      // Four workers map at once on this machine's cores: each gets cores / 4 of one (at most one).
+      const perWorker = REFERENCE_KERNEL_GFLOPS * Math.min(1, availableParallelism() / 4)
+      const direct = predictKmeansOnCluster(placedLabClusterSpec({ ...o.lab, sites }, row.nodeOf), {
+        ...model,
+        mapGflopsPerSlot: perWorker,
       })
       expect(row.simulatedSeconds).toBe(direct.seconds)
+      expect(row.overlappedSeconds).toBe(
+        predictOverlappedIteration(placedLabClusterSpec({ ...o.lab, sites }, row.nodeOf), model, {
+          cores: availableParallelism(),
+          gflopsPerCore: REFERENCE_KERNEL_GFLOPS,
+        }),
+      )
       expect(row.simulatedStagesMs.regroup).toBe(direct.stages.regroup.seconds * 1000)
     }
     // Second implementation of the model: walk the runtime's schedules send by send, pricing each

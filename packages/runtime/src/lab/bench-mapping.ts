@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { type IterationReport, type StageName, stageNames } from '@codebook/shared'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { UsageError } from '../errors.ts'
@@ -11,12 +12,12 @@ import { loadSiteProfile, type SiteProfile } from '../mapping/site-profile.ts'
 import { median } from '../median.ts'
 import { placedLabClusterSpec } from '../simulator/lab-sites-cluster.ts'
 import {
-  DEFAULT_MAP_GFLOPS_PER_SLOT,
   type KmeansIterationPrediction,
   type KmeansStage,
   kmeansStages,
   predictKmeansOnCluster,
 } from '../simulator/predict-kmeans.ts'
+import { predictOverlappedIteration } from '../simulator/predict-kmeans-overlap.ts'
 import { calibrateLab } from './lab-calibrate.ts'
 import { labDown, labUp } from './lab-net.ts'
 import type { LabPlan, LabSpec } from './lab-plan.ts'
@@ -46,8 +47,13 @@ export interface LabBenchMappingOptions {
   rounds: number
   /** Seeded random mappings measured (draw d plans with seed + d, the same pins); `random` is their mean. Default 3. */
   randomDraws?: number
-  /** Map throughput per worker the simulation assumes, GFLOP/s (default: the simulator's). */
+  /**
+   * GFLOP/s of one worker's map on one core, for the simulations (default
+   * {@link REFERENCE_KERNEL_GFLOPS}: the bench runs the TypeScript reference kernel).
+   */
   mapGflops?: number
+  /** Cores the lab's workers share (default: this machine's). */
+  cores?: number
 }
 
 /** One planner's placed run. */
@@ -67,6 +73,11 @@ export interface LabBenchMappingRow {
   simulatedSeconds: number
   /** The simulated stages, ms. */
   simulatedStagesMs: Record<KmeansStage, number>
+  /**
+   * The same iteration without stage barriers, as the workers run it (each maps once it holds
+   * the centroids, on cores shared by all): {@link predictOverlappedIteration}, s.
+   */
+  overlappedSeconds: number
   /** Median wall time of one timed iteration placed by this mapping, s. */
   measuredSeconds: number
   /** The planner's own cost: the same pattern on the profile it planned on, s. */
@@ -87,6 +98,7 @@ export interface LabBenchMappingGain {
     algorithm: 'geo'
     modelled: number
     simulated: number
+    overlapped: number
     measured: number
     /** The measured gain of each round alone (geo's median that round over the draws' mean of medians). */
     measuredByRound: number[]
@@ -98,33 +110,49 @@ export interface LabBenchMappingGain {
 /** What {@link simulatePlacedIteration} needs of the run: the K-means choices bench mapping makes. */
 export type PlacedKmeansRun = Pick<
   LabBenchMappingOptions,
-  'lab' | 'k' | 'd' | 'pointsPerProcess' | 'aggregation' | 'chunkBytes' | 'mapGflops'
+  'lab' | 'k' | 'd' | 'pointsPerProcess' | 'aggregation' | 'chunkBytes' | 'mapGflops' | 'cores'
 >
+
+/**
+ * GFLOP/s of the TypeScript reference kernel on one core: one worker's map task of this bench
+ * (500 × 128 points, k = 1,000) took 118 ms alone under the bench lock (1.09 GFLOP/s,
+ * docs/reproductions.md, "Placement in the lab"), rounded down.
+ */
+export const REFERENCE_KERNEL_GFLOPS = 1
 
 /**
  * One K-means iteration of the run bench mapping measures, placed by `nodeOf` (rank i on host
  * `nodeOf[i]`), predicted by the event simulator on the lab as configured
  * ({@link placedLabClusterSpec}): chain broadcast in rank order from rank 0, one map slot per
- * worker, the regroup and combine of `aggregation` — the schedules the runtime runs.
+ * worker, the regroup and combine of `aggregation` — the schedules the runtime runs. Stage by
+ * stage (barriers between stages; every worker maps at once, so each gets cores / p of a core),
+ * and as one overlapped iteration ({@link predictOverlappedIteration}).
  */
 export function simulatePlacedIteration(
   run: PlacedKmeansRun,
   nodeOf: readonly number[],
-): KmeansIterationPrediction {
+): KmeansIterationPrediction & { overlappedSeconds: number } {
   const sites = run.lab.sites
   if (!sites) throw new UsageError('LAB_NEEDS_SITES', `lab ${run.lab.id} has no sites`)
   const p = nodeOf.length
-  return predictKmeansOnCluster(placedLabClusterSpec({ ...run.lab, sites }, nodeOf), {
+  const gflops = run.mapGflops ?? REFERENCE_KERNEL_GFLOPS
+  const cores = run.cores ?? availableParallelism()
+  const spec = placedLabClusterSpec({ ...run.lab, sites }, nodeOf)
+  const model = {
     n: p * run.pointsPerProcess,
     d: run.d,
     k: run.k,
-    broadcast: 'chain',
+    broadcast: 'chain' as const,
     order: Array.from({ length: p }, (_, i) => i),
     aggregation: run.aggregation,
     chunkBytes: run.chunkBytes,
-    slots: new Array(p).fill(1),
-    mapGflopsPerSlot: run.mapGflops ?? DEFAULT_MAP_GFLOPS_PER_SLOT,
-  })
+    slots: new Array<number>(p).fill(1),
+  }
+  const staged = predictKmeansOnCluster(spec, { ...model, mapGflopsPerSlot: gflops * Math.min(1, cores / p) })
+  return {
+    ...staged,
+    overlappedSeconds: predictOverlappedIteration(spec, model, { cores, gflopsPerCore: gflops }),
+  }
 }
 
 /** A mapping measured: a planner's plan, or one draw of `random`. */
@@ -158,6 +186,7 @@ function meanRow(draws: readonly LabBenchMappingRow[]): LabBenchMappingRow {
     simulatedStagesMs: Object.fromEntries(
       kmeansStages.map((s) => [s, avg((r) => r.simulatedStagesMs[s])]),
     ) as Record<KmeansStage, number>,
+    overlappedSeconds: avg((r) => r.overlappedSeconds),
     measuredSeconds: avg((r) => r.measuredSeconds),
     cost: avg((r) => r.cost),
     siteOf: [],
@@ -290,6 +319,7 @@ export async function runLabBenchMapping(
         simulatedStagesMs: Object.fromEntries(
           kmeansStages.map((s) => [s, simulated.stages[s].seconds * 1000]),
         ) as Record<KmeansStage, number>,
+        overlappedSeconds: simulated.overlappedSeconds,
         measuredSeconds: median(times[at]!.flat()),
         cost: plan.cost,
         siteOf: plan.siteOf,
@@ -314,6 +344,7 @@ export async function runLabBenchMapping(
         algorithm: 'geo',
         modelled: 1 - geo.modelledSeconds / randomMean.modelledSeconds,
         simulated: 1 - geo.simulatedSeconds / randomMean.simulatedSeconds,
+        overlapped: 1 - geo.overlappedSeconds / randomMean.overlappedSeconds,
         measured: 1 - geo.measuredSeconds / randomMean.measuredSeconds,
         measuredByRound,
         measuredMin: Math.min(...measuredByRound),

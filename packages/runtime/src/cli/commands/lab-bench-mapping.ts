@@ -88,8 +88,13 @@ export function registerLabBenchMapping(
     )
     .option(
       '--map-gflops <G>',
-      "map GFLOP/s per worker the simulated makespan assumes (default: the simulator's)",
+      "GFLOP/s of one worker's map on one core, for the simulations (default 1: the reference kernel)",
       positiveNumber('--map-gflops'),
+    )
+    .option(
+      '--cores <C>',
+      "cores the workers share, for the simulations (default: this machine's)",
+      positiveInt('--cores'),
     )
     .option('--json', 'one JSON object per line')
     .action(async (o: Flags) => {
@@ -112,11 +117,11 @@ export function registerLabBenchMapping(
             io.stdout.write(`${JSON.stringify(line)}\n`)
           } else if ('gainOverRandom' in row)
             io.stdout.write(
-              `geo over random: modelled ${pct(row.gainOverRandom.modelled)}, simulated ${pct(row.gainOverRandom.simulated)}, measured ${pct(row.gainOverRandom.measured)} (rounds ${pct(row.gainOverRandom.measuredMin)} … ${pct(row.gainOverRandom.measuredMax)})\n`,
+              `geo over random: modelled ${pct(row.gainOverRandom.modelled)}, simulated ${pct(row.gainOverRandom.simulated)}, overlapped ${pct(row.gainOverRandom.overlapped)}, measured ${pct(row.gainOverRandom.measured)} (rounds ${pct(row.gainOverRandom.measuredMin)} … ${pct(row.gainOverRandom.measuredMax)})\n`,
             )
           else
             io.stdout.write(
-              `${`${row.algorithm}${row.draw === undefined ? (row.draws ? ` (mean of ${row.draws})` : '') : ` #${row.draw}`}`.padEnd(20)} ${row.processes} processes  modelled ${row.modelledSeconds.toFixed(3)} s  simulated ${row.simulatedSeconds.toFixed(3)} s  measured ${row.measuredSeconds.toFixed(3)} s  cost ${row.cost.toFixed(3)}\n`,
+              `${`${row.algorithm}${row.draw === undefined ? (row.draws ? ` (mean of ${row.draws})` : '') : ` #${row.draw}`}`.padEnd(20)} ${row.processes} processes  modelled ${row.modelledSeconds.toFixed(3)} s  simulated ${row.simulatedSeconds.toFixed(3)} s  overlapped ${row.overlappedSeconds.toFixed(3)} s  measured ${row.measuredSeconds.toFixed(3)} s  cost ${row.cost.toFixed(3)}\n`,
             )
         },
       )
