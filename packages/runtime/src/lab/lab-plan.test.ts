@@ -85,10 +85,14 @@ describe('codebook lab: bad input exits 2 with a coded message, before touching 
     try {
       expect(await main(['lab', 'up', '--lab', '9'])).toBe(2)
       expect(await main(['lab', 'bench', 'broadcast', '--algorithms', 'chain,ring'])).toBe(2)
+      expect(await main(['lab', 'bench', 'mapping', '--lab', '2', '--random-draws', '0'])).toBe(2)
+      expect(await main(['lab', 'bench', 'mapping', '--lab', '2', '--map-gflops', '-1'])).toBe(2)
     } finally {
       process.stderr.write = write
     }
     expect(err.join('')).toMatch(/LAB_BAD_SPEC: lab id must be an integer in \[0, 7\], got 9/)
     expect(err.join('')).toMatch(/'ring' is not one of simple, mst, bucket, chain, chain-random/)
+    expect(err.join('')).toMatch(/--random-draws/)
+    expect(err.join('')).toMatch(/--map-gflops/)
   })
 })

@@ -18,6 +18,12 @@ export interface ClusterSpec {
   tcpWindowBytes?: number
   /** Round-trip time a path adds to twice its one-way latency (stacks, switches), seconds. */
   baseRtt?: number
+  /**
+   * sites × sites one-way latency of a whole path from a node of site s to a node of site t,
+   * the diagonal within a site (the network lab's delay line holds each frame once, by source
+   * and destination site). When given it replaces the sum of the links' latencies on a path.
+   */
+  pathLatency?: number[][]
 }
 
 /** The links of a cluster and the route between any two nodes. */
@@ -28,6 +34,8 @@ export interface ClusterNetwork {
   rackOf(node: number): number
   /** Fastest a single connection from `a` to `b` can go, bytes/s (its window per round trip); absent = unbounded. */
   rateCap?(a: number, b: number): number
+  /** One-way latency from `a` to `b` when a path's is not its links' sum (`pathLatency`); absent = the sum. */
+  latency?(a: number, b: number): number
 }
 
 /**
@@ -69,12 +77,26 @@ export function buildClusterNetwork(spec: ClusterSpec): ClusterNetwork {
     if (sa === sb) return [tx[a]!, up[ra]!, down[rb]!, rx[b]!]
     return [tx[a]!, up[ra]!, wan[sa]![sb]!, down[rb]!, rx[b]!]
   }
-  const oneWay = (a: number, b: number) => path(a, b).reduce((s, l) => s + links[l]!.latency, 0)
+  const siteOf = (node: number) => spec.racks[rackOf(node)]!.site
+  const pathLatency = spec.pathLatency
+  if (pathLatency)
+    for (let a = 0; a < sites; a++)
+      for (let b = 0; b < sites; b++)
+        if (!((pathLatency[a]?.[b] ?? -1) >= 0))
+          throw new UsageError(
+            'SIM_BAD_LATENCY',
+            `path latency from site ${a} to site ${b} is ${pathLatency[a]?.[b]}`,
+          )
+  const latency = pathLatency
+    ? (a: number, b: number) => (a === b ? 0 : pathLatency[siteOf(a)]![siteOf(b)]!)
+    : undefined
+  const oneWay = latency ?? ((a: number, b: number) => path(a, b).reduce((s, l) => s + links[l]!.latency, 0))
   const window = spec.tcpWindowBytes
   return {
     links,
     rackOf,
     path,
+    ...(latency ? { latency } : {}),
     ...(window === undefined
       ? {}
       : {

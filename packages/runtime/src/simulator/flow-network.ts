@@ -25,6 +25,8 @@ export interface SimTransfer {
   startup?: number
   /** Upper bound on this flow's rate, bytes/s (a window limit); unbounded when absent. */
   maxRate?: number
+  /** One-way latency of the whole path, seconds, instead of the sum of its links' (a per-site-pair delay). */
+  latency?: number
 }
 
 /** What a simulation found. */
@@ -171,7 +173,7 @@ export function simulateTransfers(links: readonly SimLink[], transfers: readonly
   let now = 0
   let done = 0
   let events = 0
-  const latencyOf = (t: SimTransfer) => t.path.reduce((sum, l) => sum + links[l]!.latency, 0)
+  const latencyOf = (t: SimTransfer) => t.latency ?? t.path.reduce((sum, l) => sum + links[l]!.latency, 0)
   const release = (id: number) => timers.push(now + (transfers[id]!.startup ?? 0), 2 * id)
   const satisfy = (ids: readonly number[]) => {
     for (const dep of ids) if (--waitingOn[dep] === 0) release(dep)

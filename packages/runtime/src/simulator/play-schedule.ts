@@ -31,6 +31,7 @@ export function playSchedule(
       afterSent: s.afterSent,
       startup,
       maxRate: network.rateCap?.(s.from, s.to),
+      latency: network.latency?.(s.from, s.to),
     })),
   )
   let bytes = 0

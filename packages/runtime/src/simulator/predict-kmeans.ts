@@ -13,7 +13,7 @@ import {
 import { UsageError } from '../errors.ts'
 import { createRng } from '../random/rng.ts'
 import { type ChainOrderKind, chainOrder } from '../topology/chain-order.ts'
-import { buildClusterNetwork } from './cluster-network.ts'
+import { buildClusterNetwork, type ClusterSpec } from './cluster-network.ts'
 import { playSchedule, type SchedulePrediction } from './play-schedule.ts'
 import { clusterFromTopology } from './topology-cluster.ts'
 
@@ -80,24 +80,42 @@ export function predictKmeansIteration(
   topology: Topology,
   m: KmeansIterationModel,
 ): KmeansIterationPrediction {
+  const { spec, racks } = clusterFromTopology(topology, m.nodes)
+  const slots = topologyNodes(topology)
+    .slice(0, spec.nodes.length)
+    .map((u) => m.slots ?? u.node.slots)
+  const order = chainOrder(m.order ?? 'topology', racks, 0, createRng(m.seed ?? 1))
+  return predictKmeansOnCluster(spec, { ...m, slots, order })
+}
+
+/** What to predict on a cluster given as a spec: the broadcast order and each node's slots are explicit. */
+export interface ClusterKmeansModel extends Omit<KmeansIterationModel, 'nodes' | 'slots' | 'order' | 'seed'> {
+  /** Map slots of each node of the spec. */
+  slots: number[]
+  /** Member order of the broadcast (node indices, the root first); the rings run in node order. */
+  order: number[]
+}
+
+/**
+ * {@link predictKmeansIteration} on a cluster spec whose node i is rank i (e.g. a placed run:
+ * node i sits where the mapping put rank i), with the same stages and schedules.
+ */
+export function predictKmeansOnCluster(spec: ClusterSpec, m: ClusterKmeansModel): KmeansIterationPrediction {
   for (const [key, v] of Object.entries({ n: m.n, d: m.d, k: m.k }))
     if (!Number.isInteger(v) || v < 1)
       throw new UsageError('BAD_OPTION', `${key} must be a positive integer, got ${v}`)
   const gflops = m.mapGflopsPerSlot ?? DEFAULT_MAP_GFLOPS_PER_SLOT
   if (!(gflops > 0))
     throw new UsageError('BAD_OPTION', `map GFLOP/s per slot must be positive, got ${gflops}`)
-  const { spec, racks } = clusterFromTopology(topology, m.nodes)
   const p = spec.nodes.length
-  const slots = topologyNodes(topology)
-    .slice(0, p)
-    .map((u) => m.slots ?? u.node.slots)
+  const slots = m.slots
+  if (slots.length !== p) throw new UsageError('BAD_OPTION', `${slots.length} slot counts for ${p} nodes`)
   const network = buildClusterNetwork(spec)
-  const order = chainOrder(m.order ?? 'topology', racks, 0, createRng(m.seed ?? 1))
   const startup = m.startup ?? 0
 
   const broadcast = playSchedule(
     network,
-    broadcastSchedule(m.broadcast, order, m.k * m.d * 4, m.chunkBytes),
+    broadcastSchedule(m.broadcast, m.order, m.k * m.d * 4, m.chunkBytes),
     startup,
   )
 

@@ -4,8 +4,10 @@ import { type LabBenchMappingOptions, runLabBenchMapping } from '../../lab/bench
 import type { LabSpec } from '../../lab/lab-plan.ts'
 import { mappingPlanners } from '../../mapping/plan-mapping.ts'
 import type { CommandIo } from '../progress.ts'
-import { byteSize, listOf, nonNegativeInt, positiveInt } from './parse-options.ts'
+import { byteSize, listOf, nonNegativeInt, positiveInt, positiveNumber } from './parse-options.ts'
 import { ratio } from './plan.ts'
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 
 type Flags = Omit<LabBenchMappingOptions, 'lab' | 'planProfile'> & {
   profile?: string
@@ -28,7 +30,7 @@ export function registerLabBenchMapping(
     bench
       .command('mapping')
       .description(
-        'Plan a K-means run over a lab with sites (--profile, e.g. ec2-4 --hosts-per-site 3 --scale 0.02), run real iterations placed by each planner, print {"algorithm","processes","modelledSeconds","measuredSeconds","cost"} per planner, then geo\'s gain over random',
+        'Plan a K-means run over a lab with sites (--profile, e.g. ec2-4 --hosts-per-site 3 --scale 0.02), run real iterations placed by each planner, print {"algorithm","processes","modelledSeconds","simulatedSeconds","measuredSeconds","cost"} per planner (random: each draw, then their mean), then geo\'s gain over random',
       ),
   )
     .option('--plan-profile <name|file>', 'the profile the planners plan on (default: --profile)')
@@ -78,6 +80,22 @@ export function registerLabBenchMapping(
       positiveInt('--rounds'),
       1,
     )
+    .option(
+      '--random-draws <R>',
+      'seeded random mappings measured; random is their mean',
+      positiveInt('--random-draws'),
+      3,
+    )
+    .option(
+      '--map-gflops <G>',
+      "GFLOP/s of one worker's map on one core, for the simulations (default 1: the reference kernel)",
+      positiveNumber('--map-gflops'),
+    )
+    .option(
+      '--cores <C>',
+      "cores the workers share, for the simulations (default: this machine's)",
+      positiveInt('--cores'),
+    )
     .option('--json', 'one JSON object per line')
     .action(async (o: Flags) => {
       const lab = await specOf({ ...o, profile: o.profile ?? 'ec2-4' } as never)
@@ -91,15 +109,19 @@ export function registerLabBenchMapping(
         (row) => {
           if (o.json) {
             // The issue's fields first; stagesMs and crossSiteBytes show where the time went.
-            const { siteOf: _, ...line } = 'siteOf' in row ? row : { ...row, siteOf: null }
+            const {
+              siteOf: _s,
+              nodeOf: _n,
+              ...line
+            } = 'siteOf' in row ? row : { ...row, siteOf: null, nodeOf: null }
             io.stdout.write(`${JSON.stringify(line)}\n`)
           } else if ('gainOverRandom' in row)
             io.stdout.write(
-              `geo over random: modelled ${(row.gainOverRandom.modelled * 100).toFixed(1)} %, measured ${(row.gainOverRandom.measured * 100).toFixed(1)} %\n`,
+              `geo over random: modelled ${pct(row.gainOverRandom.modelled)}, simulated ${pct(row.gainOverRandom.simulated)}, overlapped ${pct(row.gainOverRandom.overlapped)}, measured ${pct(row.gainOverRandom.measured)} (rounds ${pct(row.gainOverRandom.measuredMin)} … ${pct(row.gainOverRandom.measuredMax)})\n`,
             )
           else
             io.stdout.write(
-              `${row.algorithm.padEnd(8)} ${row.processes} processes  modelled ${row.modelledSeconds.toFixed(3)} s  measured ${row.measuredSeconds.toFixed(3)} s  cost ${row.cost.toFixed(3)}\n`,
+              `${`${row.algorithm}${row.draw === undefined ? (row.draws ? ` (mean of ${row.draws})` : '') : ` #${row.draw}`}`.padEnd(20)} ${row.processes} processes  modelled ${row.modelledSeconds.toFixed(3)} s  simulated ${row.simulatedSeconds.toFixed(3)} s  overlapped ${row.overlappedSeconds.toFixed(3)} s  measured ${row.measuredSeconds.toFixed(3)} s  cost ${row.cost.toFixed(3)}\n`,
             )
         },
       )
