@@ -71,7 +71,7 @@ export const WorkerIterationReport = z.object({
     })
     .optional(),
   /** Approximate assignment only: `walk` (a greedy walk of the centroid graph from each point's previous centroid) or `index` (an HNSW search). */
-  approximateSearch: z.enum(['index', 'walk']).optional(),
+  approximateSearch: z.enum(runApproximateSearches).optional(),
 })
 export type WorkerIterationReport = z.infer<typeof WorkerIterationReport>
 

@@ -1,4 +1,4 @@
-import { initMethods, runReductions } from '@codebook/shared'
+import { initMethods, runApproximateSearches, runReductions } from '@codebook/shared'
 import { z } from 'zod'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
@@ -45,7 +45,7 @@ export const LoadRequest = z.object({
       connectivity: z.number().int().positive().optional(),
       expansionSearch: z.number().int().positive().optional(),
       scalar: z.enum(['f32', 'f16', 'i8']).optional(),
-      search: z.enum(['index', 'walk']).optional(),
+      search: z.enum(runApproximateSearches).optional(),
       walkDegree: z.number().int().positive().max(1024).optional(),
       walkMinRecall: z.number().min(0).max(1).optional(),
     })
@@ -161,7 +161,7 @@ export const IterateResult = z.object({
     .object({ build: z.number(), graph: z.number().optional(), search: z.number(), recall: z.number() })
     .optional(),
   /** Approximate assignment only: `walk` when every map task walked the centroid graph, else `index`. */
-  approximateSearch: z.enum(['index', 'walk']).optional(),
+  approximateSearch: z.enum(runApproximateSearches).optional(),
 })
 export type IterateResult = z.infer<typeof IterateResult>
 

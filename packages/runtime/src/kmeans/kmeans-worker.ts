@@ -256,11 +256,12 @@ export class KmeansWorkerState {
       this.lastRecall >= (this.hnsw?.walkMinRecall ?? DEFAULT_WALK_MIN_RECALL)
     const index: CentroidIndex | null =
       this.hnsw && !walk ? buildCentroidIndex(centroids, k, d, this.hnsw) : null
-    if (index && walkMode) this.graph = index.graph(this.hnsw?.walkDegree ?? DEFAULT_WALK_DEGREE)
+    const rebuilt = index && walkMode ? index.graph(this.hnsw?.walkDegree ?? DEFAULT_WALK_DEGREE) : null
+    if (rebuilt) this.graph = rebuilt
     const approximateMs = this.hnsw
       ? {
           build: index?.buildMs ?? 0,
-          ...(index && walkMode ? { graph: this.graph!.buildMs } : {}),
+          ...(rebuilt ? { graph: rebuilt.buildMs } : {}),
           search: 0,
           recall: 0,
         }

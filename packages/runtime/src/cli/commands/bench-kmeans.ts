@@ -7,7 +7,7 @@ import { type PartialsEncoding, partialsEncodings } from '../../collectives/regr
 import { UsageError } from '../../errors.ts'
 import { writeNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
-import { hnswScalars } from '../../kmeans/accel/approximate.ts'
+import { type ApproximateSearch, hnswScalars } from '../../kmeans/accel/approximate.ts'
 import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
@@ -90,7 +90,7 @@ export interface BenchKmeansResult {
     /** Approximate assignment: index build, search and recall check (slowest worker each), and the recall. */
     approximate?: {
       /** `walk` when every worker walked the centroid graph, else `index`. */
-      search: 'index' | 'walk'
+      search: ApproximateSearch
       buildMs: number
       graphMs: number
       searchMs: number

@@ -400,9 +400,10 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
     .option('--out <file>', 'write the final centroids (k × d float32 .npy)')
     .option('--json', 'one JSON object per iteration, then {"done":true,…}')
   walkOptions(command).action(async (o: KmeansCommandOptions, cmd: Command) => {
+    const aggregationGiven = cmd.getOptionValueSource('aggregation') === 'cli'
     // A tree reduction replaces the regroup: say so rather than silently ignore a chosen --aggregation.
-    if (o.reduction && o.reduction !== 'regroup' && cmd.getOptionValueSource('aggregation') === 'cli')
+    if (o.reduction && o.reduction !== 'regroup' && aggregationGiven)
       io.stderr.write(`note: --aggregation ${o.aggregation} is not used with --reduction ${o.reduction}\n`)
-    await runKmeansCommand({ ...o, aggregationGiven: cmd.getOptionValueSource('aggregation') === 'cli' }, io)
+    await runKmeansCommand({ ...o, aggregationGiven }, io)
   })
 }

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { runApproximateSearches } from '@codebook/shared'
 import { Index, MetricKind, ScalarKind } from 'usearch'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
@@ -34,10 +35,10 @@ export interface HnswOptions {
   walkMinRecall?: number
 }
 
+/** Every approximate search, for flags and schemas (the shared list `CreateRun` takes). */
+export const approximateSearches = runApproximateSearches
 /** How an approximate iteration found each point's centroid. */
-export type ApproximateSearch = 'index' | 'walk'
-/** Every approximate search, for flags and schemas. */
-export const approximateSearches: readonly ApproximateSearch[] = ['index', 'walk']
+export type ApproximateSearch = (typeof approximateSearches)[number]
 /**
  * Recall of the last sample below which a walking worker rebuilds its index. 0.98: a walk keeps the
  * recall it starts from, so it should start once the index (with previous labels kept) is nearly
