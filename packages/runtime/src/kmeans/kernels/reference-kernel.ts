@@ -1,15 +1,34 @@
 import type { AssignKernel, AssignResult } from './assign-kernel.ts'
 
-/** Squared L2 distance between row i of `a` and row j of `b` (both row-major, width d). */
+/**
+ * Squared L2 distance between row i of `a` and row j of `b` (both row-major, width d), in
+ * float64: the exact distance every kernel and bound is checked against. Four running sums
+ * (dimensions t mod 4), added pairwise at the end: independent additions let V8 overlap them,
+ * where one running sum waits on each previous add (≈ 2 × faster on scattered rows).
+ */
 export function rowDistanceSq(a: Float32Array, i: number, b: Float32Array, j: number, d: number): number {
-  let sum = 0
+  let s0 = 0
+  let s1 = 0
+  let s2 = 0
+  let s3 = 0
   const ai = i * d
   const bj = j * d
-  for (let t = 0; t < d; t++) {
-    const diff = a[ai + t] - b[bj + t]
-    sum += diff * diff
+  let t = 0
+  for (; t + 3 < d; t += 4) {
+    const x0 = a[ai + t] - b[bj + t]
+    const x1 = a[ai + t + 1] - b[bj + t + 1]
+    const x2 = a[ai + t + 2] - b[bj + t + 2]
+    const x3 = a[ai + t + 3] - b[bj + t + 3]
+    s0 += x0 * x0
+    s1 += x1 * x1
+    s2 += x2 * x2
+    s3 += x3 * x3
   }
-  return sum
+  for (; t < d; t++) {
+    const x = a[ai + t] - b[bj + t]
+    s0 += x * x
+  }
+  return s0 + s1 + (s2 + s3)
 }
 
 /**
