@@ -50,8 +50,14 @@ export function bruteForceAssign(
     let best = Number.POSITIVE_INFINITY
     let word = -1
     for (let j = 0; j < centroids.length / d; j++) {
-      let sum = 0
-      for (let t = 0; t < d; t++) sum += (points[i * d + t]! - centroids[j * d + t]!) ** 2
+      // The exported distance's definition, written out: float64 squares summed in four running
+      // sums (dimension t mod 4), added as (s0 + s1) + (s2 + s3). A single running sum can differ
+      // from it in the last bit, and the export is compared bit for bit.
+      const lanes = [0, 0, 0, 0]
+      const full = d - (d % 4)
+      for (let t = 0; t < d; t++)
+        lanes[t < full ? t % 4 : 0]! += (points[i * d + t]! - centroids[j * d + t]!) ** 2
+      const sum = lanes[0]! + lanes[1]! + (lanes[2]! + lanes[3]!)
       if (sum < best) {
         best = sum
         word = j
