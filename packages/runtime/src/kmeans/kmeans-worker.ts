@@ -21,7 +21,8 @@ import {
   createApproximateState,
   DEFAULT_WALK_MIN_RECALL,
   type HnswOptions,
-  recallFigures,
+  type RecallCount,
+  walkMayContinue,
 } from './accel/approximate.ts'
 import { type CentroidGraph, DEFAULT_WALK_DEGREE } from './accel/centroid-graph.ts'
 import { createHamerlyState } from './accel/hamerly.ts'
@@ -143,9 +144,10 @@ export class KmeansWorkerState {
   private d = 0
   /** Approximate assignment: the index tuning, threads included (null under exact assignment). */
   private hnsw: HnswOptions | null = null
-  /** Walk mode: the centroid graph of the last index, and the recall of the last iteration's sample. */
+  /** Walk mode: the centroid graph of the last index, the last iteration's recall sample and whether it walked. */
   private graph: CentroidGraph | null = null
-  private lastRecall = 0
+  private lastRecall: RecallCount | undefined
+  private lastWalked = false
 
   constructor(
     private readonly factory: KernelFactory | null,
@@ -181,7 +183,8 @@ export class KmeansWorkerState {
     const threads = req.threadsPerTask ?? availableParallelism()
     this.hnsw = req.assignment === 'approximate' ? { threads, ...req.hnsw } : null
     this.graph = null
-    this.lastRecall = 0
+    this.lastRecall = undefined
+    this.lastWalked = false
     const b = blockBounds(n, slots)
     for (let t = 0; t < slots; t++) {
       const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
@@ -253,7 +256,7 @@ export class KmeansWorkerState {
     const walk =
       walkMode &&
       this.graph?.k === k &&
-      this.lastRecall >= (this.hnsw?.walkMinRecall ?? DEFAULT_WALK_MIN_RECALL)
+      walkMayContinue(this.lastRecall, this.lastWalked, this.hnsw?.walkMinRecall ?? DEFAULT_WALK_MIN_RECALL)
     const index: CentroidIndex | null =
       this.hnsw && !walk ? buildCentroidIndex(centroids, k, d, this.hnsw) : null
     const rebuilt = index && walkMode ? index.graph(this.hnsw?.walkDegree ?? DEFAULT_WALK_DEGREE) : null
@@ -306,7 +309,10 @@ export class KmeansWorkerState {
       partials.push(task.sums.partials)
     }
     ms.map = this.now() - t
-    if (walkMode) this.lastRecall = recallFigures(recall).recall
+    if (walkMode) {
+      this.lastRecall = recall
+      this.lastWalked = walked
+    }
 
     const reduced = await reduceSums(g, req, partials, this.now)
     ms.shuffle = reduced.shuffleMs

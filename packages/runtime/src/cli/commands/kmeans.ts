@@ -176,7 +176,7 @@ export function walkOptions(command: Command): Command {
     )
     .option(
       '--walk-min-recall <R>',
-      `approximate walk: recall of the sample below which the next iteration rebuilds (default ${DEFAULT_WALK_MIN_RECALL})`,
+      `approximate walk: recall floor — walking starts once the sampled recall reaches it, and stops (the index is rebuilt) once the sample shows recall below it at 95 % confidence (default ${DEFAULT_WALK_MIN_RECALL})`,
       fractionOption('--walk-min-recall'),
     )
 }

@@ -5,7 +5,13 @@ import { WorkerPool } from '../../framework/worker-pool.ts'
 import { generateBlobs } from '../bench-data.ts'
 import { createReferenceKernel, rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { assignmentAlgorithm, runKmeans } from '../run-kmeans.ts'
-import { buildCentroidIndex, createApproximateState } from './approximate.ts'
+import {
+  buildCentroidIndex,
+  createApproximateState,
+  type RecallCount,
+  recallUpperBound,
+  walkMayContinue,
+} from './approximate.ts'
 
 /** Brute force in the test: is centroid `c` an exact nearest of row i (ties count)? */
 function isNearest(
@@ -42,6 +48,35 @@ function blobsRun(
     now: () => performance.now(),
   }
 }
+
+/** A recall sample of `matched` hits out of `sampled` (the distance sums do not matter here). */
+function sample(matched: number, sampled: number): RecallCount {
+  return { matched, sampled, approximateSq: 0, exactSq: 0 }
+}
+
+describe('when a walking worker rebuilds', () => {
+  it('bounds recall from above by the Wilson score interval (95 %)', () => {
+    // Closed forms: 0 of n gives z²/(n + z²); 50 of 100 gives 0.5962 (the textbook interval 0.4038–0.5962).
+    expect(recallUpperBound(sample(0, 10))).toBeCloseTo(1.96 ** 2 / (10 + 1.96 ** 2), 12)
+    expect(recallUpperBound(sample(50, 100))).toBeCloseTo(0.5962, 4)
+    expect(recallUpperBound(sample(10, 10))).toBe(1)
+    expect(recallUpperBound(sample(0, 0))).toBe(1)
+  })
+
+  it('starts on the sampled recall, then rebuilds only when the sample rules the floor out', () => {
+    // After an index search: the bare fraction must reach the floor (0.977 does not reach 0.98).
+    expect(walkMayContinue(sample(250, 256), false, 0.98)).toBe(false)
+    expect(walkMayContinue(sample(253, 256), false, 0.98)).toBe(true)
+    // While walking: 250 of 256 (0.977) is noise around 0.98 and keeps walking; 240 of 256 (0.94) is not.
+    expect(walkMayContinue(sample(250, 256), true, 0.98)).toBe(true)
+    expect(walkMayContinue(sample(240, 256), true, 0.98)).toBe(false)
+    // The same fraction from a large sample is evidence: 19,540 of 20,000 (0.977) rebuilds.
+    expect(walkMayContinue(sample(19_540, 20_000), true, 0.98)).toBe(false)
+    // A floor of 1 rebuilds after any miss; without a sample nothing says the walk fails.
+    expect(walkMayContinue(sample(255, 256), true, 1)).toBe(false)
+    expect(walkMayContinue(undefined, true, 0.98)).toBe(true)
+  })
+})
 
 describe('approximate assignment (HNSW over the centroids)', () => {
   it('reports as recall exactly the fraction of its sample a brute force finds at an exact nearest centroid', async () => {
