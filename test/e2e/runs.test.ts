@@ -201,6 +201,61 @@ describe('Runs pages (Chromium)', () => {
     await browser.screenshot('runs-04-compare')
   })
 
+  it("shows an approximate run's search, sampled recall and inertia gap as its workers reported them", async () => {
+    const { page } = browser
+    const runs = ((await (await fetch(`${server.url}/api/runs`)).json()) as { runs: RunRecord[] }).runs
+    const datasetId = (
+      (await (await fetch(`${server.url}/api/runs/${runs.at(-1)!.id}`)).json()) as { datasetId: string }
+    ).datasetId
+    // Two workers walking the centroid graph after their first HNSW search (usearch in each worker).
+    const res = await fetch(`${server.url}/api/runs`, {
+      method: 'POST',
+      headers: writeHeaders(server),
+      body: JSON.stringify({
+        datasetId,
+        k: 64,
+        maxIterations: 4,
+        workers: 2,
+        tol: 0,
+        assignment: 'approximate',
+        approximateSearch: 'walk',
+      }),
+    })
+    expect(res.status).toBe(201)
+    const created = (await res.json()) as RunRecord
+    await page.goto(`/runs/${created.id}`)
+    await page.locator('h1 [data-status="succeeded"]').waitFor({ timeout: 120_000 })
+    // The last stored iteration report, from the workers through the server's event log.
+    const { events } = (await (
+      await fetch(`${server.url}/api/runs/${created.id}/events?after=0&limit=1000`)
+    ).json()) as {
+      events: Array<{
+        type: string
+        data: {
+          assignmentRecall?: number
+          assignmentInertiaGap?: number
+          workers: Array<{ approximateSearch?: string }>
+        }
+      }>
+    }
+    const last = events.filter((e) => e.type === 'iteration').at(-1)!.data
+    expect(last.assignmentRecall).toBeGreaterThan(0)
+    const searches = [...new Set(last.workers.map((w) => w.approximateSearch))].sort().join(' + ')
+    expect(searches).toMatch(/^(index|walk|index \+ walk)$/)
+    const hint = page.getByText(`approximate (${searches}), recall ${last.assignmentRecall!.toFixed(3)}`)
+    await hint.waitFor()
+    expect(await hint.textContent()).toContain(
+      `sample inertia +${(100 * last.assignmentInertiaGap!).toFixed(2)} %`,
+    )
+    // The parameters say how it assigned (its `algorithm` plays no part then).
+    const params = page.locator('dl.params')
+    await params.getByText('approximate (walk)', { exact: true }).waitFor()
+    expect(await params.locator('div', { hasText: 'algorithm' }).locator('dd').textContent()).toBe('—')
+    // So does the log's start line.
+    await page.getByText(/worker processes started .*approximate assignment \(walk\), kernel/).waitFor()
+    await browser.screenshot('runs-05-approximate')
+  })
+
   it('cancels a running run from its page and resumes it from the checkpoint to the end', async () => {
     const { page } = browser
     const ITERATIONS = 300

@@ -89,7 +89,7 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
   await events.say(
     run.id,
     'info',
-    `${p.workers} worker process${p.workers === 1 ? '' : 'es'} ${where} (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, ${p.reduction === 'regroup' ? `aggregation ${p.aggregation}` : `reduction ${p.reduction}`}, ${p.algorithm}, kernel ${p.kernel}).`,
+    `${p.workers} worker process${p.workers === 1 ? '' : 'es'} ${where} (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, ${p.reduction === 'regroup' ? `aggregation ${p.aggregation}` : `reduction ${p.reduction}`}, ${p.assignment === 'approximate' ? `approximate assignment (${p.approximateSearch})` : p.algorithm}, kernel ${p.kernel}).`,
   )
   const stopLostLog = pool.onWorkerLost((rank) => {
     if (!signal.aborted)

@@ -10,6 +10,7 @@ import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatCard } from '../../components/stat-card.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatCount, formatDateTime, formatDuration } from '../../lib/format.ts'
+import { approximateSummary } from '../../runs/approximate-summary.ts'
 import { progressView } from '../../runs/run-live.ts'
 import { isRunResumable, useResumeRun } from '../../runs/run-mutations.ts'
 import { runStopReason } from '../../runs/run-outcome.ts'
@@ -66,7 +67,6 @@ export function RunDetailPage(props: { id: string }) {
   const meanMs = live.meanIterationMs
   const lastInertia = live.inertia.at(live.count - 1)
   const lastFraction = live.distanceFraction.at(live.count - 1)
-  const lastRecall = live.assignmentRecall.at(live.count - 1)
   // A run that stopped before maxIterations on its tol rule is complete, not 54 % done.
   const converged = runStopReason({ ...r, iteration: lastIteration }) === 'converged'
 
@@ -126,9 +126,7 @@ export function RunDetailPage(props: { id: string }) {
                 lastFraction !== undefined && !Number.isNaN(lastFraction)
                   ? `distance fraction ${lastFraction.toFixed(3)}`
                   : '',
-                lastRecall !== undefined && !Number.isNaN(lastRecall)
-                  ? `approximate, recall ${lastRecall.toFixed(3)}`
-                  : '',
+                approximateSummary(lastReport) ?? '',
               ]
                 .filter(Boolean)
                 .join(' · ') || undefined
@@ -245,7 +243,10 @@ function Params(props: { run: Run }) {
     ['chain order', p.chainOrder],
     ['aggregation', p.aggregation],
     ['reduction', p.reduction],
-    ['algorithm', p.algorithm],
+    // An approximate run searches an index or walks the centroid graph; its `algorithm` is unused.
+    ['assignment', p.assignment === 'approximate' ? `approximate (${p.approximateSearch})` : 'exact'],
+    ['algorithm', p.assignment === 'approximate' ? '—' : p.algorithm],
+    ['init', p.init],
     ['kernel', p.kernel],
     ['seed', p.seed],
     ['launcher', p.launcher ?? 'local'],
