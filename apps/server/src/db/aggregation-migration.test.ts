@@ -20,6 +20,12 @@ const defaultsMigration = readFileSync(
   'utf8',
 )
 
+// Migration 0008 gives runs stored before `init` existed the init they ran: k-means++.
+const initMigration = readFileSync(
+  new URL('../../drizzle/0008_run_init_default.sql', import.meta.url),
+  'utf8',
+)
+
 describe.each(testDrivers())('aggregation names and reductions in stored runs on $name', (driver) => {
   const cleanups: Array<() => Promise<void>> = []
   afterEach(async () => {
@@ -107,6 +113,26 @@ describe.each(testDrivers())('aggregation names and reductions in stored runs on
       partials: 'exact',
     })
     expect(stored.chosen).toEqual(rows.chosen)
+    for (const params of Object.values(stored)) expect(z.encode(RunParams, params)).toEqual(params)
+  })
+
+  it('gives runs stored before init the k-means++ they ran, keeps a chosen init, so they encode', async () => {
+    const db = await freshDatabase()
+    const now = CreateRun.parse({ datasetId: 'ds', k: 2, maxIterations: 1, workers: 1, init: 'random' })
+    const { init, ...before } = now
+    for (const [id, params] of Object.entries({ old: before, chosen: now }))
+      await db.execute(
+        sql`INSERT INTO runs (id, dataset_id, status, params) VALUES (${id}, 'ds', 'succeeded', ${JSON.stringify(params)}::jsonb)`,
+      )
+    expect(() => z.encode(RunParams, before as RunParams)).toThrow()
+    await db.execute(sql.raw(initMigration))
+    const r = (await db.execute(sql`SELECT id, params FROM runs ORDER BY id`)) as unknown as {
+      rows: { id: string; params: RunParams }[]
+    }
+    const stored = Object.fromEntries(r.rows.map((row) => [row.id, row.params]))
+    expect(stored.old).toEqual({ ...before, init: 'kmeans++' })
+    expect(stored.chosen).toEqual(now)
+    expect(init).toBe('random')
     for (const params of Object.values(stored)) expect(z.encode(RunParams, params)).toEqual(params)
   })
 
