@@ -86,25 +86,27 @@ describe.each(testDrivers())('aggregation names and reductions in stored runs on
     })
   })
 
-  it('gives runs stored before launcher, assignment, approximateSearch and partials their defaults, so they encode', async () => {
+  /** Stores `rows` (params by run id) as an old server wrote them, runs `migrationSql`, returns the params after it. */
+  const migrateStored = async (rows: Record<string, object>, migrationSql: string) => {
     const db = await freshDatabase()
-    const now = CreateRun.parse({ datasetId: 'ds', k: 2, maxIterations: 1, workers: 1 })
-    const { launcher, assignment, approximateSearch, partials, ...before } = now
-    const rows = {
-      old: before,
-      chosen: { ...now, assignment: 'approximate', approximateSearch: 'walk', partials: 'float32' },
-    }
     for (const [id, params] of Object.entries(rows))
       await db.execute(
         sql`INSERT INTO runs (id, dataset_id, status, params) VALUES (${id}, 'ds', 'succeeded', ${JSON.stringify(params)}::jsonb)`,
       )
-    // Without the migration the old row cannot be served: responses are encoded through the schema.
-    expect(() => z.encode(RunParams, before as RunParams)).toThrow()
-    await db.execute(sql.raw(defaultsMigration))
+    await db.execute(sql.raw(migrationSql))
     const r = (await db.execute(sql`SELECT id, params FROM runs ORDER BY id`)) as unknown as {
       rows: { id: string; params: RunParams }[]
     }
-    const stored = Object.fromEntries(r.rows.map((row) => [row.id, row.params]))
+    return Object.fromEntries(r.rows.map((row) => [row.id, row.params]))
+  }
+
+  it('gives runs stored before launcher, assignment, approximateSearch and partials their defaults, so they encode', async () => {
+    const now = CreateRun.parse({ datasetId: 'ds', k: 2, maxIterations: 1, workers: 1 })
+    const { launcher, assignment, approximateSearch, partials, ...before } = now
+    const chosen = { ...now, assignment: 'approximate', approximateSearch: 'walk', partials: 'float32' }
+    // Without the migration the old row cannot be served: responses are encoded through the schema.
+    expect(() => z.encode(RunParams, before as RunParams)).toThrow()
+    const stored = await migrateStored({ old: before, chosen }, defaultsMigration)
     expect(stored.old).toEqual({
       ...before,
       launcher: 'local',
@@ -112,27 +114,18 @@ describe.each(testDrivers())('aggregation names and reductions in stored runs on
       approximateSearch: 'index',
       partials: 'exact',
     })
-    expect(stored.chosen).toEqual(rows.chosen)
+    expect(stored.chosen).toEqual(chosen)
     for (const params of Object.values(stored)) expect(z.encode(RunParams, params)).toEqual(params)
   })
 
   it('gives runs stored before init the k-means++ they ran, keeps a chosen init, so they encode', async () => {
-    const db = await freshDatabase()
     const now = CreateRun.parse({ datasetId: 'ds', k: 2, maxIterations: 1, workers: 1, init: 'random' })
     const { init, ...before } = now
-    for (const [id, params] of Object.entries({ old: before, chosen: now }))
-      await db.execute(
-        sql`INSERT INTO runs (id, dataset_id, status, params) VALUES (${id}, 'ds', 'succeeded', ${JSON.stringify(params)}::jsonb)`,
-      )
+    expect(init).toBe('random')
     expect(() => z.encode(RunParams, before as RunParams)).toThrow()
-    await db.execute(sql.raw(initMigration))
-    const r = (await db.execute(sql`SELECT id, params FROM runs ORDER BY id`)) as unknown as {
-      rows: { id: string; params: RunParams }[]
-    }
-    const stored = Object.fromEntries(r.rows.map((row) => [row.id, row.params]))
+    const stored = await migrateStored({ old: before, chosen: now }, initMigration)
     expect(stored.old).toEqual({ ...before, init: 'kmeans++' })
     expect(stored.chosen).toEqual(now)
-    expect(init).toBe('random')
     for (const params of Object.values(stored)) expect(z.encode(RunParams, params)).toEqual(params)
   })
 
