@@ -212,8 +212,8 @@ export function recallUpperBound(c: RecallCount): number {
  * starts from, so it starts only from a measured one); while walking, until even the sample's
  * {@link recallUpperBound} falls below `floor`. A sample of 256 reads a recall of 0.99 as
  * 0.99 ± 0.006: tested bare against a floor of 0.98 it would rebuild now and then on noise alone,
- * and at k = 10⁶ a rebuild is a 26-minute index build. Without a sample (a worker with no points)
- * nothing says the walk fails: it walks.
+ * and at k = 10⁶ a rebuild is a 26-minute index build. With no sample at all (no map task
+ * reported one; an empty one counts as recall 1) nothing says the walk fails: it walks.
  */
 export function walkMayContinue(last: RecallCount | undefined, walked: boolean, floor: number): boolean {
   if (last === undefined) return true
