@@ -126,6 +126,7 @@ export {
 } from './kmeans/algorithm.ts'
 export type { BlobOptions } from './kmeans/bench-data.ts'
 export { benchData, generateBlobs } from './kmeans/bench-data.ts'
+export { checkpointFile, readCheckpoint } from './kmeans/checkpoint.ts'
 export type { CentroidEncoding } from './kmeans/encoding/centroid-encoding.ts'
 export {
   CENTROID_ENCODING_ERROR,
@@ -168,7 +169,7 @@ export { kmeansApplication } from './kmeans/kmeans-app.ts'
 export type { LloydResult } from './kmeans/lloyd-reference.ts'
 export { lloydReference } from './kmeans/lloyd-reference.ts'
 export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
-export { runKmeans } from './kmeans/run-kmeans.ts'
+export { initToCheckpoint, runKmeans } from './kmeans/run-kmeans.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
 // The network lab (Linux, root): namespaces, shaped links, broadcasts timed beside the simulator.
 export {

@@ -55,7 +55,7 @@ export const meta = pgTable('meta', {
   value: jsonb('value').$type<unknown>().notNull(),
 })
 
-/** One K-means run. Its checkpoint lives at `$CODEBOOK_HOME/runs/<id>/checkpoint.npy`. */
+/** One K-means run. Its checkpoint is `$CODEBOOK_HOME/runs/<id>/centroids-<checkpointIteration>.npy`. */
 export const runs = pgTable(
   'runs',
   {

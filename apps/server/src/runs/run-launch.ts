@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { type SpawnWorker, WorkerPool, workerCommand } from '@codebook/runtime'
 import type { Run, RunLaunch } from '@codebook/shared'
-import type { RunEventLog } from './run-event-log.ts'
-import type { RunRepo } from './run-repo.ts'
+import type { RunReporter } from './run-reporter.ts'
 import { cancelJobs, submitWorkerJob } from './slurm.ts'
 
 /** Server settings of the `join` and `slurm` launchers. */
@@ -23,8 +22,8 @@ export interface LaunchContext {
   run: Run
   /** The run's own directory (Slurm output files go there). */
   runDir: string
-  repo: Pick<RunRepo, 'setLaunch'>
-  events: RunEventLog
+  /** Where the launch, log lines and progress go (the server, from the run's driver process). */
+  report: RunReporter
   signal: AbortSignal
   /** `local`: starts worker processes (tracked by the caller). */
   spawn: SpawnWorker
@@ -52,16 +51,11 @@ export interface LaunchedPool {
  * racks) is recorded on the run and announced in its log.
  */
 export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
-  const { run, events, signal, settings } = ctx
+  const { run, report, signal, settings } = ctx
   const p = run.params
   const launcher = p.launcher ?? 'local'
   const launch: RunLaunch = { launcher, slurmJobIds: [], workers: [] }
-  // Local runs keep their event sequence (their workers are this host's children); runs on other
-  // hosts announce each change with a state event, so the run page shows the join command and jobs live.
-  const record = async () => {
-    const updated = await ctx.repo.setLaunch(run.id, launch)
-    if (updated && launcher !== 'local') await events.record(run.id, 'state', updated)
-  }
+  const record = () => report.launched(launch)
   const secret = randomBytes(18).toString('base64url')
   const slurmWorker = (address: string) => [
     ...(settings.slurmWorker ?? localWorkerCommand()),
@@ -80,7 +74,7 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
       output: join(ctx.runDir, 'slurm-%j.out'),
     })
     launch.slurmJobIds.push(id)
-    await events.say(run.id, 'info', `Slurm job ${id} submitted: ${why}.`)
+    await report.say('info', `Slurm job ${id} submitted: ${why}.`)
     await record()
   }
   let joinAddress = ''
@@ -91,8 +85,7 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
     await record()
     if (launcher === 'slurm') await submit(joinAddress, p.workers, `${p.workers} worker tasks`)
     else
-      await events.say(
-        run.id,
+      await report.say(
         'info',
         `Waiting for ${p.workers} worker${p.workers === 1 ? '' : 's'}: run on each host \`${launch.joinCommand}\`.`,
       )
@@ -117,7 +110,7 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
             announced.catch(() => launchFailed.abort())
           },
           onJoined: (joined, expected) =>
-            void events.progressed(run.id, {
+            void report.progressed({
               phase: 'loading',
               fraction: joined / expected,
               message: `${joined} of ${expected} workers joined`,

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { checkpointFile } from '@codebook/runtime'
 
 /** Directories the run service writes to (all absolute, inside `$CODEBOOK_HOME`). */
 export interface RunPaths {
@@ -6,7 +7,7 @@ export interface RunPaths {
   home: string
   /** `datasets/`: a ready dataset's vectors are `datasets/<id>/vectors.npy`. */
   datasets: string
-  /** `runs/`: `runs/<id>/checkpoint.npy`. */
+  /** `runs/`: `runs/<id>/centroids-<i>.npy`, the run's checkpoint after iteration i. */
   runs: string
   /** `vocabularies/`: `vocabularies/<id>.npy`. */
   vocabularies: string
@@ -17,9 +18,9 @@ export function datasetVectorsPath(paths: RunPaths, datasetId: string): string {
   return join(paths.datasets, datasetId, 'vectors.npy')
 }
 
-/** Where a run's checkpoint (the centroids after `checkpointIteration` iterations) is written. */
-export function checkpointPath(paths: RunPaths, runId: string): string {
-  return join(paths.runs, runId, 'checkpoint.npy')
+/** A run's checkpoint after `iteration` iterations (written by the run's root worker). */
+export function checkpointPath(paths: RunPaths, runId: string, iteration: number): string {
+  return checkpointFile(join(paths.runs, runId), iteration)
 }
 
 /** Where a vocabulary's centroids (k × d float32 .npy) are written. */

@@ -1,4 +1,4 @@
-import { mappedWorkerRacks, rackOfHost, workerRacks } from '@codebook/runtime'
+import { mappedWorkerRacks, workerRacks } from '@codebook/runtime'
 import type { RunParams, Topology } from '@codebook/shared'
 import { ApiError } from '../http/api-error.ts'
 
@@ -10,8 +10,8 @@ export interface RunPlacement {
   version: number
   /** `local` runs: rack of worker i = the rack of node `mapping[i]`, else of the topology's i-th node. */
   racks?: string[]
-  /** `join` and `slurm` runs: a worker's rack is its host's (the node of that name). */
-  rackOfHost?: (host: string) => string | undefined
+  /** `join` and `slurm` runs: the topology whose node names place a worker by its host (`rackOfHost`). */
+  hostTopology?: Topology
 }
 
 /**
@@ -32,7 +32,7 @@ export async function runPlacement(
     throw new ApiError(400, 'TOPOLOGY_UNAVAILABLE', 'this server has no topology store')
   const found = await getTopology(params.topologyId, params.topologyVersion)
   if ((params.launcher ?? 'local') !== 'local')
-    return { version: found.version, rackOfHost: rackOfHost(found.topology) }
+    return { version: found.version, hostTopology: found.topology }
   const racks =
     params.mapping !== undefined
       ? mappedWorkerRacks(found.topology, params.mapping)

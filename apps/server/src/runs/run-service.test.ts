@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { computeInit, lloydReference, openNpy } from '@codebook/runtime'
 import {
@@ -207,7 +208,9 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     } finally {
       await vocab.close()
     }
-    const checkpoint = await openNpy(join(home, 'runs', queued.id, 'checkpoint.npy'))
+    // The run's directory keeps only its last checkpoint: the vocabulary is a second name of it.
+    expect(await readdir(join(home, 'runs', queued.id))).toEqual([`centroids-${done.iteration}.npy`])
+    const checkpoint = await openNpy(join(home, 'runs', queued.id, `centroids-${done.iteration}.npy`))
     expect([checkpoint.n, checkpoint.d]).toEqual([4, small.d])
     await checkpoint.close()
 
@@ -320,7 +323,9 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       expect(cancelled.iteration).toBeGreaterThanOrEqual(2)
       expect(cancelled.vocabularyId ?? null).toBeNull()
       // Every iteration was checkpointed: the cancelled run's centroids are on disk, k × d.
-      const checkpoint = await openNpy(join(home, 'runs', run.id, 'checkpoint.npy'))
+      const checkpoint = await openNpy(
+        join(home, 'runs', run.id, `centroids-${cancelled.checkpointIteration}.npy`),
+      )
       expect([checkpoint.n, checkpoint.d]).toEqual([48, large.d])
       await checkpoint.close()
       for (const pid of pids) expect(isAlive(pid)).toBe(false)

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
-import { CodebookError, type SpawnWorker, spawnLocalWorker, writeNpy } from '@codebook/runtime'
+import { copyFile, link, mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { Dataset, Run, RunEvent, RunParams, Vocabulary } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import { hideServerPaths } from '../http/hide-paths.ts'
+import { followChild, hasCode } from '../jobs/follow-child.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
+import { type RunDriverProcess, runDriverProcess } from './run-driver-process.ts'
 import { createRunEventLog } from './run-event-log.ts'
 import type { LaunchSettings } from './run-launch.ts'
-import { type RunPaths, vocabularyPath } from './run-paths.ts'
+import { datasetVectorsPath, type RunPaths, vocabularyPath } from './run-paths.ts'
 import { type GetTopology, runPlacement } from './run-placement.ts'
 import { FINAL_STATUSES, RESUMABLE_STATUSES, type RunEnding, type RunRepo } from './run-repo.ts'
-import { trainRun } from './run-training.ts'
-import { type RunWorkers, trackWorkers } from './run-workers.ts'
+import type { TrainedRun } from './run-training.ts'
 
 /** Dependencies of {@link createRunService}. */
 export interface RunServiceDeps {
@@ -29,8 +30,6 @@ export interface RunServiceDeps {
   maxWorkersPerRun: number
   /** Queued runs at most (429 QUEUE_FULL above). */
   maxQueuedRuns: number
-  /** Starts worker processes of `local` runs (default: local child processes of the server). */
-  spawn?: SpawnWorker
   /** Workers of `join` and `slurm` runs: where they connect, how long a run waits for them. */
   workerLaunch: LaunchSettings
   /** A saved topology version; without it runs cannot name a topology. */
@@ -65,6 +64,8 @@ export interface RunService {
   settled(id: string): Promise<Run>
   /** PIDs of the worker processes a running run has alive now (empty otherwise). */
   workerPids(id: string): number[]
+  /** PID of a running run's driver process (undefined otherwise). */
+  driverPid(id: string): number | undefined
   /** Start-up: `running` runs left by the last server become `interrupted`; queued runs are queued again. */
   start(): Promise<void>
   /** Stops taking runs; running ones are aborted and marked `interrupted` (queued ones stay queued). */
@@ -76,6 +77,16 @@ export function runNotFound(id: string): ApiError {
   return new ApiError(404, 'RUN_NOT_FOUND', `no run with id ${id}`)
 }
 
+/** Makes `to` a second name of `from` (a hard link: no copy), or a copy across file systems. */
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  try {
+    await rm(to, { force: true })
+    await link(from, to)
+  } catch {
+    await copyFile(from, to)
+  }
+}
+
 /** The ending of a run stopped by cancel or shutdown. */
 function stoppedEnding(stop: JobStopped): RunEnding {
   return stop.ending('RUN_CANCELLED', 'run')
@@ -83,14 +94,14 @@ function stoppedEnding(stop: JobStopped): RunEnding {
 
 /**
  * Creates the {@link RunService}: runs are jobs of the server's job queue (`maxConcurrentRuns`
- * at once, `maxQueuedRuns` waiting), trained by `run-training.ts`. Call `start()` once the app is ready.
+ * at once, `maxQueuedRuns` waiting), each trained by its own driver process
+ * (`run-driver-process.ts`); the server stores what the driver reports. Call `start()` once the app is ready.
  */
 export function createRunService(deps: RunServiceDeps): RunService {
   const { repo, paths, log } = deps
-  const baseSpawn = deps.spawn ?? spawnLocalWorker
   const events = createRunEventLog(repo, deps.emit, log)
-  /** Worker processes of the runs executing now. */
-  const workers = new Map<string, RunWorkers>()
+  /** Driver processes of the runs executing now. */
+  const drivers = new Map<string, RunDriverProcess>()
   const runs = createJobQueue(
     {
       name: 'run',
@@ -137,30 +148,19 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const run = await repo.markRunning(id)
     if (run === undefined) return // cancelled while queued
     await events.record(id, 'state', run)
-    const tracked = trackWorkers(baseSpawn, signal)
-    workers.set(id, tracked)
     try {
-      const { centroids, k, d } = await trainRun(run, {
-        paths,
-        repo,
-        events,
-        signal,
-        spawn: tracked.spawn,
-        launch: deps.workerLaunch,
-        getTopology: deps.getTopology,
-        log,
-      }).finally(async () => {
-        // pool.close() SIGKILLs workers that ignore the shutdown for 3 s; anything left is killed here.
-        await tracked.killAll()
-        workers.delete(id)
-      })
+      const trained = await train(run, signal)
       signal.throwIfAborted()
       const vocabularyId = randomUUID()
       const path = vocabularyPath(paths, vocabularyId)
       await events.progressed(id, { phase: 'saving', fraction: 1, message: 'writing the vocabulary' })
-      await writeNpy(path, centroids, k, d)
-      await repo.insertVocabulary({ id: vocabularyId, runId: id, k, d, path })
-      await events.say(id, 'info', `Vocabulary ${vocabularyId} saved: ${k} × ${d} float32.`)
+      await linkOrCopy(trained.file, path)
+      await repo.insertVocabulary({ id: vocabularyId, runId: id, k: run.params.k, d: trained.d, path })
+      await events.say(
+        id,
+        'info',
+        `Vocabulary ${vocabularyId} saved: ${run.params.k} × ${trained.d} float32.`,
+      )
       await end(id, { status: 'succeeded', vocabularyId })
     } catch (err) {
       if (signal.aborted) {
@@ -175,11 +175,71 @@ export function createRunService(deps: RunServiceDeps): RunService {
         await end(id, stoppedEnding(stop))
         return
       }
-      const code = err instanceof CodebookError ? err.code : 'RUN_FAILED'
+      const code = hasCode(err) ? err.code : 'RUN_FAILED'
       const message = hideServerPaths(err instanceof Error ? err.message : String(err), paths.home)
       log.warn({ err, runId: id }, 'run failed')
       await events.say(id, 'error', `${code}: ${message}`)
       await end(id, { status: 'failed', error: { code, message } })
+    }
+  }
+
+  /** Trains `run` in its own driver process, storing what it reports; resolves once that process has exited. */
+  async function train(run: Run, signal: AbortSignal): Promise<TrainedRun> {
+    const id = run.id
+    const placed = await runPlacement(run.params, deps.getTopology)
+    const runDir = join(paths.runs, id)
+    await mkdir(runDir, { recursive: true })
+    const launcher = run.params.launcher ?? 'local'
+    const driver = runDriverProcess(
+      {
+        run,
+        dataFile: datasetVectorsPath(paths, run.datasetId),
+        runDir,
+        launch: deps.workerLaunch,
+        placement: placed && {
+          version: placed.version,
+          racks: placed.racks,
+          hostTopology: placed.hostTopology,
+        },
+      },
+      async (m) => {
+        try {
+          if (m.type === 'say') await events.say(id, m.level, hideServerPaths(m.message, paths.home))
+          else if (m.type === 'progress') await events.progressed(id, m.data)
+          else if (m.type === 'iteration') {
+            await repo.setIteration(id, m.report.iteration, m.report.inertia, m.report.iteration)
+            await events.record(id, 'iteration', m.report)
+          } else {
+            // Local runs keep their event sequence (their workers are this host's children); runs on other
+            // hosts announce each change with a state event, so the run page shows the join command and jobs live.
+            const updated = await repo.setLaunch(id, m.launch)
+            if (updated && launcher !== 'local') await events.record(id, 'state', updated)
+          }
+        } catch (err) {
+          log.error({ err, runId: id, message: m.type }, 'a run driver message could not be stored')
+        }
+      },
+    )
+    drivers.set(id, driver)
+    try {
+      let trained: TrainedRun | undefined
+      await followChild(signal, {
+        done: driver.done.then((t) => {
+          trained = t
+        }),
+        cancel: () => driver.cancel(),
+      })
+      return trained!
+    } finally {
+      drivers.delete(id)
+      // The driver closes its workers before it exits; any left by a killed driver are killed here.
+      for (const pid of driver.workerPids()) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // Already gone.
+        }
+      }
     }
   }
 
@@ -270,7 +330,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
       return getRun(id)
     },
 
-    workerPids: (id) => workers.get(id)?.pids() ?? [],
+    workerPids: (id) => drivers.get(id)?.workerPids() ?? [],
+
+    driverPid: (id) => drivers.get(id)?.child.pid,
 
     start: () => runs.start(),
 

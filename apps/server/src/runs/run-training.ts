@@ -1,71 +1,85 @@
-import { mkdir } from 'node:fs/promises'
+import { access, rename } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { CodebookError, openNpy, runKmeans, type SpawnWorker, writeNpy } from '@codebook/runtime'
-import type { IterationReport, Run } from '@codebook/shared'
-import type { FastifyBaseLogger } from 'fastify'
-import type { RunEventLog } from './run-event-log.ts'
-import { initOnRunWorker } from './run-init.ts'
+import {
+  CodebookError,
+  checkpointFile,
+  initToCheckpoint,
+  openNpy,
+  rackOfHost,
+  runKmeans,
+  type SpawnWorker,
+} from '@codebook/runtime'
+import type { IterationReport, Run, Topology } from '@codebook/shared'
 import { type LaunchSettings, startRunPool } from './run-launch.ts'
-import { checkpointPath, datasetVectorsPath, type RunPaths } from './run-paths.ts'
-import { type GetTopology, runPlacement } from './run-placement.ts'
-import type { RunRepo } from './run-repo.ts'
+import type { RunReporter } from './run-reporter.ts'
 
 /** Least time between two `iterating` progress events of a run. */
 const PROGRESS_INTERVAL_MS = 1000
 
-/** What {@link trainRun} needs besides the run. */
+/** Where a run's workers sit, as the server resolved it from the run's topology. */
+export interface TrainingPlacement {
+  version: number
+  /** `local` runs: the rack of each rank. */
+  racks?: string[]
+  /** `join` and `slurm` runs: the topology whose node names give a joined worker's rack. */
+  hostTopology?: Topology
+}
+
+/** Everything the run's driver process needs besides the run. */
+export interface TrainingJob {
+  run: Run
+  /** The dataset's vectors (`.npy`). */
+  dataFile: string
+  /** The run's own directory: checkpoints (`centroids-<i>.npy`) and Slurm output. */
+  runDir: string
+  launch: LaunchSettings
+  placement: TrainingPlacement | null
+}
+
+/** The trained vocabulary: the last checkpoint. */
+export interface TrainedRun {
+  /** The checkpoint file holding the final centroids (k × d float32 `.npy`). */
+  file: string
+  iteration: number
+  inertia: number | null
+  d: number
+}
+
+/** What {@link trainRun} needs besides the job. */
 export interface TrainingContext {
-  paths: RunPaths
-  repo: Pick<RunRepo, 'setIteration' | 'setLaunch'>
-  events: RunEventLog
+  report: RunReporter
   /** Aborts on cancel or shutdown: the pool is closed and its workers stopped. */
   signal: AbortSignal
-  /** Starts worker processes of a `local` run (tracked by the caller). */
+  /** Starts the worker processes of a `local` run. */
   spawn: SpawnWorker
-  /** Settings of the `join` and `slurm` launchers. */
-  launch: LaunchSettings
-  getTopology?: GetTopology
-  log: FastifyBaseLogger
-}
-
-/** The learned vocabulary. */
-export interface TrainedCentroids {
-  centroids: Float32Array
-  k: number
-  d: number
-}
-
-/** Where a run starts: its data, and for a resumed run the checkpoint and the iterations done. */
-interface RunStart {
-  file: string
-  n: number
-  d: number
-  /** Iterations done before this execution (0 unless resumed). */
-  offset: number
-  fromCheckpoint: Float32Array | null
 }
 
 /**
- * Trains run `run`: opens its dataset, starts its worker pool, computes the init on worker 0 (or
- * resumes from the checkpoint) and runs K-means, checkpointing and recording every iteration.
- * The pool is closed on every path.
+ * Trains a run, in the run's driver process: opens its dataset, starts its worker pool, has
+ * worker 0 write the init as checkpoint 0 (or resumes from the run's checkpoint) and runs the
+ * SPMD iterations; every iteration's report goes to the server before the workers go on. The
+ * centroids stay with the workers and on disk. The pool is closed on every path.
  */
-export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedCentroids> {
+export async function trainRun(job: TrainingJob, ctx: TrainingContext): Promise<TrainedRun> {
+  const { run, runDir } = job
   const p = run.params
-  const { signal, events } = ctx
-  const start = await openRunStart(run, ctx)
-  const { file, n, d, offset, fromCheckpoint } = start
+  const { signal, report } = ctx
+  const { n, d } = await openData(job, report)
+  // A resumed run starts from its checkpoint: iterations done so far are `offset`.
+  const offset = run.checkpointIteration ?? 0
+  if (offset > 0) {
+    await report.say('info', `Resuming from the checkpoint of iteration ${offset}.`)
+    await adoptLegacyCheckpoint(runDir, offset)
+  }
   signal.throwIfAborted()
-  const remaining = p.maxIterations - offset
+  const final = { file: checkpointFile(runDir, offset), iteration: offset, inertia: run.inertia, d }
   // Interrupted after its last iteration but before the vocabulary was written: nothing left to run.
-  if (remaining <= 0 && fromCheckpoint !== null) return { centroids: fromCheckpoint, k: p.k, d }
-  await mkdir(join(ctx.paths.runs, run.id), { recursive: true })
+  if (offset >= p.maxIterations) return final
 
-  const placed = await runPlacement(p, ctx.getTopology)
+  const placed = job.placement
   if (placed !== null)
-    await events.say(
-      run.id,
+    await report.say(
       'info',
       placed.racks
         ? `Topology ${p.topologyId} v${placed.version}: workers on racks ${[...new Set(placed.racks)].join(', ')}${p.mapping ? `, placed by ${p.mappingPlanner ?? 'a mapping'} (worker i on node ${p.mapping.join(', ')})` : ''}.`
@@ -73,31 +87,25 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
     )
   const launched = await startRunPool({
     run,
-    runDir: join(ctx.paths.runs, run.id),
-    repo: ctx.repo,
-    events,
+    runDir,
+    report,
     signal,
     spawn: ctx.spawn,
-    settings: ctx.launch,
+    settings: job.launch,
     racks: placed?.racks,
-    rackOfHost: placed?.rackOfHost,
+    rackOfHost: placed?.hostTopology ? rackOfHost(placed.hostTopology) : undefined,
   })
   const { pool } = launched
   const launcher = p.launcher ?? 'local'
   const where =
     launcher === 'local' ? 'started' : `joined (${launcher}) on ${[...new Set(pool.hosts)].join(', ')}`
-  await events.say(
-    run.id,
+  await report.say(
     'info',
     `${p.workers} worker process${p.workers === 1 ? '' : 'es'} ${where} (${p.slots} slot${p.slots === 1 ? '' : 's'} each; broadcast ${p.broadcast}, ${p.reduction === 'regroup' ? `aggregation ${p.aggregation}` : `reduction ${p.reduction}`}, ${p.assignment === 'approximate' ? `approximate assignment (${p.approximateSearch})` : p.algorithm}, kernel ${p.kernel}).`,
   )
   const stopLostLog = pool.onWorkerLost((rank) => {
     if (!signal.aborted)
-      void events.say(
-        run.id,
-        'warn',
-        `Worker ${rank} lost: replacing it and re-running the iteration from the checkpoint.`,
-      )
+      void report.say('warn', `Worker ${rank} lost: replacing it and re-running from the last checkpoint.`)
   })
   let closing: Promise<void> | undefined
   const closePool = () => {
@@ -106,17 +114,36 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
   }
   const onAbort = () => void closePool()
   signal.addEventListener('abort', onAbort, { once: true })
-  const recorder = iterationRecorder(run, ctx, start, launched.noteWorkers)
   try {
     signal.throwIfAborted()
-    // The init runs on worker 0 (its O(k · sample · d) work would otherwise block this event loop).
-    const init =
-      fromCheckpoint ?? (await initOnRunWorker(pool, file, p, (line) => events.say(run.id, 'info', line)))
+    if (offset === 0) {
+      // The init runs on worker 0 and lands in checkpoint 0: its O(k · sample · d) work and its k × d result stay off this process.
+      const started = performance.now()
+      await initToCheckpoint(
+        pool,
+        {
+          file: job.dataFile,
+          method: p.init,
+          k: p.k,
+          seed: p.seed,
+          kernel: p.kernel,
+          // The other workers wait meanwhile: the init's kernel gets every core, as in the CLI.
+          threads: availableParallelism(),
+        },
+        runDir,
+      )
+      await report.say(
+        'info',
+        `${p.init} init of ${p.k} centroids (seed ${p.seed}) on worker 0 in ${Math.round(performance.now() - started)} ms.`,
+      )
+    }
     signal.throwIfAborted()
+    const progress = progressReporter(p.maxIterations, offset, report)
     const result = await runKmeans(pool, {
-      data: { kind: 'npy', file, n, d },
-      init,
-      maxIterations: remaining,
+      data: { kind: 'npy', file: job.dataFile, n, d },
+      checkpointDir: runDir,
+      from: offset,
+      maxIterations: p.maxIterations,
       tol: p.tol,
       // The checkpointed iteration's inertia, so the first resumed iteration can stop on tol as the
       // undisturbed run would (with tol 0 it cannot: every vector counts as reassigned once).
@@ -126,9 +153,7 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
       chainOrder: p.chainOrder,
       aggregation: p.aggregation,
       reduction: p.reduction,
-      // Empty-cluster splits draw from createRng(seed + iteration): shifting the seed by the offset
-      // makes a resumed run draw exactly what the undisturbed run would have.
-      seed: p.seed + offset,
+      seed: p.seed,
       kernel: p.kernel,
       algorithm: p.algorithm,
       assignment: p.assignment,
@@ -140,112 +165,82 @@ export async function trainRun(run: Run, ctx: TrainingContext): Promise<TrainedC
           ? undefined
           : Math.max(1, Math.floor(availableParallelism() / p.workers)),
       now: () => performance.now(),
-      onIteration: recorder.onIteration,
+      readCentroids: false,
+      onIteration: async (r: IterationReport) => {
+        await report.iteration(r)
+        await launched.noteWorkers()
+        await progress(r.iteration)
+      },
     })
-    await recorder.settled()
-    const iterations = result.iterations + offset
-    await events.say(
-      run.id,
+    await report.say(
       'info',
-      iterations < p.maxIterations
-        ? `Converged after ${iterations} iterations (relative inertia change ≤ ${p.tol}); inertia ${result.inertia.toPrecision(6)}.`
+      result.converged
+        ? `Converged after ${result.iterations} iterations (${p.tol === 0 ? 'no vector changed cluster' : `relative inertia change ≤ ${p.tol}`}); inertia ${result.inertia.toPrecision(6)}.`
         : `Stopped at maxIterations = ${p.maxIterations}; inertia ${result.inertia.toPrecision(6)}.`,
     )
-    await writeNpy(checkpointPath(ctx.paths, run.id), result.centroids, p.k, d)
-    await ctx.repo.setIteration(run.id, iterations, result.inertia, iterations)
-    return { centroids: result.centroids, k: p.k, d }
+    return {
+      file: checkpointFile(runDir, result.iterations),
+      iteration: result.iterations,
+      inertia: result.inertia,
+      d,
+    }
   } finally {
     stopLostLog()
     signal.removeEventListener('abort', onAbort)
-    await recorder.settled().catch(() => undefined)
-    await closePool().catch((err) => ctx.log.warn({ err, runId: run.id }, 'worker pool close failed'))
+    await closePool().catch(() => undefined)
   }
 }
 
-/** Opens the run's dataset (`DATASET_DELETED` when it is gone) and, when resuming, its checkpoint. */
-async function openRunStart(run: Run, ctx: TrainingContext): Promise<RunStart> {
-  const file = datasetVectorsPath(ctx.paths, run.datasetId)
-  const f = await openNpy(file).catch((err: unknown) => {
+/** The run's dataset shape (`DATASET_DELETED` when its vectors are gone), announced in the log. */
+async function openData(job: TrainingJob, report: RunReporter): Promise<{ n: number; d: number }> {
+  const f = await openNpy(job.dataFile).catch((err: unknown) => {
     if (err instanceof CodebookError && err.code === 'FILE_NOT_FOUND')
-      throw new CodebookError('DATASET_DELETED', `dataset ${run.datasetId} was deleted; its vectors are gone`)
+      throw new CodebookError(
+        'DATASET_DELETED',
+        `dataset ${job.run.datasetId} was deleted; its vectors are gone`,
+      )
     throw err
   })
   const { n, d } = f
-  // A resumed run starts from its checkpoint: iterations done so far are `offset`.
-  const offset = run.checkpointIteration ?? 0
-  try {
-    await ctx.events.progressed(run.id, {
-      phase: 'loading',
-      fraction: 0,
-      message: `dataset ${run.datasetId}`,
-    })
-    await ctx.events.say(
-      run.id,
-      'info',
-      `Dataset ${run.datasetId}: ${n.toLocaleString('en')} vectors × ${d} dimensions.`,
-    )
-    await ctx.events.progressed(run.id, { phase: 'init', fraction: 0 })
-    if (offset === 0) return { file, n, d, offset, fromCheckpoint: null }
-    await ctx.events.say(run.id, 'info', `Resuming from the checkpoint of iteration ${offset}.`)
-    return { file, n, d, offset, fromCheckpoint: await readCheckpoint(run, d, ctx.paths) }
-  } finally {
-    await f.close()
-  }
+  await f.close()
+  await report.progressed({ phase: 'loading', fraction: 0, message: `dataset ${job.run.datasetId}` })
+  await report.say(
+    'info',
+    `Dataset ${job.run.datasetId}: ${n.toLocaleString('en')} vectors × ${d} dimensions.`,
+  )
+  await report.progressed({ phase: 'init', fraction: 0 })
+  return { n, d }
 }
 
-/** The centroids of a run's checkpoint (k × d, as the dataset). */
-async function readCheckpoint(run: Run, d: number, paths: RunPaths): Promise<Float32Array> {
-  const c = await openNpy(checkpointPath(paths, run.id))
-  try {
-    if (c.n !== run.params.k || c.d !== d)
-      throw new CodebookError(
-        'RUN_CHECKPOINT_MISMATCH',
-        `checkpoint of run ${run.id} is ${c.n} × ${c.d}, expected ${run.params.k} × ${d}`,
-      )
-    return Float32Array.from(await c.readRows(0, c.n))
-  } finally {
-    await c.close()
-  }
+/** A run checkpointed by a server before per-iteration checkpoints (`checkpoint.npy`) resumes from it. */
+async function adoptLegacyCheckpoint(runDir: string, iteration: number): Promise<void> {
+  const current = checkpointFile(runDir, iteration)
+  if (await exists(current)) return
+  const legacy = join(runDir, 'checkpoint.npy')
+  if (await exists(legacy)) await rename(legacy, current)
 }
 
-/**
- * Records each iteration in order: its centroids checkpointed (atomically) before its event, so a
- * run's last iteration event always has its checkpoint on disk; progress at most once a second.
- */
-function iterationRecorder(
-  run: Run,
-  ctx: TrainingContext,
-  start: RunStart,
-  noteWorkers: () => Promise<void>,
-) {
-  const p = run.params
-  const { offset, d } = start
-  let chain: Promise<void> = Promise.resolve()
+function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** `iterating` progress at most once a second (and at the last iteration), with an ETA from the mean iteration time. */
+function progressReporter(maxIterations: number, offset: number, report: RunReporter) {
   const startedAt = performance.now()
-  let lastProgressAt = Number.NEGATIVE_INFINITY
-  return {
-    onIteration(local: IterationReport, centroids: Float32Array): void {
-      const copy = Float32Array.from(centroids)
-      // The runtime numbers a resumed run's iterations from 1: continue the run's own numbering.
-      const report = { ...local, iteration: local.iteration + offset }
-      chain = chain.then(async () => {
-        await writeNpy(checkpointPath(ctx.paths, run.id), copy, p.k, d)
-        await ctx.repo.setIteration(run.id, report.iteration, report.inertia, report.iteration)
-        await ctx.events.record(run.id, 'iteration', report)
-        await noteWorkers()
-        const now = performance.now()
-        if (now - lastProgressAt < PROGRESS_INTERVAL_MS && report.iteration !== p.maxIterations) return
-        lastProgressAt = now
-        const msPerIteration = (now - startedAt) / (report.iteration - offset)
-        await ctx.events.progressed(run.id, {
-          phase: 'iterating',
-          fraction: Math.min(1, report.iteration / p.maxIterations),
-          etaSeconds: ((p.maxIterations - report.iteration) * msPerIteration) / 1000,
-          message: `iteration ${report.iteration} of at most ${p.maxIterations}`,
-        })
-      })
-    },
-    /** Resolves once every iteration so far is recorded. */
-    settled: () => chain,
+  let lastAt = Number.NEGATIVE_INFINITY
+  return async (iteration: number): Promise<void> => {
+    const now = performance.now()
+    if (now - lastAt < PROGRESS_INTERVAL_MS && iteration !== maxIterations) return
+    lastAt = now
+    const msPerIteration = (now - startedAt) / (iteration - offset)
+    await report.progressed({
+      phase: 'iterating',
+      fraction: Math.min(1, iteration / maxIterations),
+      etaSeconds: ((maxIterations - iteration) * msPerIteration) / 1000,
+      message: `iteration ${iteration} of at most ${maxIterations}`,
+    })
   }
 }

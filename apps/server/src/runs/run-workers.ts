@@ -20,17 +20,27 @@ function exited(child: ChildProcess): Promise<void> {
  * Tracks the workers a run spawns through `spawn`. A replacement the runtime starts for a lost
  * rank after `signal` aborted is killed at once.
  */
-export function trackWorkers(spawn: SpawnWorker, signal: AbortSignal): RunWorkers {
+export function trackWorkers(
+  spawn: SpawnWorker,
+  signal: AbortSignal,
+  /** Called with the PIDs alive whenever a worker starts or exits. */
+  onChange: (pids: number[]) => void = () => {},
+): RunWorkers {
   const children = new Set<ChildProcess>()
+  const pids = () => [...children].flatMap((c) => (c.pid === undefined ? [] : [c.pid]))
   return {
     spawn(args) {
       const child = spawn(args)
       children.add(child)
-      child.once('exit', () => children.delete(child))
+      child.once('exit', () => {
+        children.delete(child)
+        onChange(pids())
+      })
       if (signal.aborted) child.kill('SIGKILL')
+      onChange(pids())
       return child
     },
-    pids: () => [...children].flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
+    pids,
     async killAll() {
       for (const child of children) child.kill('SIGKILL')
       await Promise.all([...children].map(exited))

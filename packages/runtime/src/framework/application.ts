@@ -11,6 +11,12 @@ export interface WorkerContext {
   now(): number
 }
 
+/** What a handler gets for the one request it serves: the worker's context and a way to report while it runs. */
+export interface RequestContext extends WorkerContext {
+  /** Sends `body` to the driver as an event of this request (JSON; delivered in order, before the reply). */
+  emit(body: unknown): void
+}
+
 /** A handler's answer: a JSON-able result and binary attachments (sent as views, no copy). */
 export interface HandlerReply {
   result?: unknown
@@ -32,7 +38,7 @@ export interface Application<M extends { type: string } = { type: string }, S = 
   readonly messages: z.ZodType<M>
   /** Called once per worker, at the application's first message. */
   createState(ctx: WorkerContext): S
-  handle(state: S, message: M, blobs: Uint8Array[], ctx: WorkerContext): Promise<HandlerReply>
+  handle(state: S, message: M, blobs: Uint8Array[], ctx: RequestContext): Promise<HandlerReply>
   /** Releases the state (kernels, files) when the worker shuts down. */
   dispose?(state: S): Promise<void>
 }

@@ -56,6 +56,13 @@ export const RefusedMessage = z.object({
   message: z.string(),
 })
 
+/**
+ * Worker → driver: an event of request `id` while it runs (an application's per-iteration
+ * report); any number may precede the request's one reply.
+ */
+export const EventMessage = z.object({ type: z.literal('event'), id, body: z.unknown() })
+export type EventMessage = z.infer<typeof EventMessage>
+
 /** Worker → driver: the answer to request `id`. */
 export const ReplyMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('reply'), id, ok: z.literal(true), result: z.unknown() }),

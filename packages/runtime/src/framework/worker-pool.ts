@@ -6,7 +6,7 @@ import { DEFAULT_CHUNK_BYTES, type PeerAddress } from '../transport/data-plane.t
 import type { Application } from './application.ts'
 import type { CollectiveOutcome, CollectiveSpec } from './collective-task.ts'
 import { ControlChannel } from './control-channel.ts'
-import { parseControl, RegisterMessage, ReplyMessage, type Request } from './protocol.ts'
+import { EventMessage, parseControl, RegisterMessage, ReplyMessage, type Request } from './protocol.ts'
 import type { SpawnWorker } from './spawn.ts'
 
 /** Options of {@link WorkerPool.start}. */
@@ -49,7 +49,13 @@ interface WorkerRecord {
   hostName: string
   pid: number
   alive: boolean
-  pending: Map<number, { resolve: (m: WorkerReply) => void; reject: (e: Error) => void }>
+  pending: Map<number, PendingRequest>
+}
+
+interface PendingRequest {
+  resolve: (m: WorkerReply) => void
+  reject: (e: Error) => void
+  onEvent?: (body: unknown) => void
 }
 
 /** A worker's successful answer: the handler's result and its binary attachments. */
@@ -99,6 +105,8 @@ export class WorkerPool {
   private readonly lostListeners: ((rank: number) => void)[] = []
   private nextId = 1
   private nextOp = 1
+  /** Control-channel bytes of replaced workers' connections (see {@link controlBytes}). */
+  private readonly retiredControlBytes = { sent: 0, received: 0 }
   private generation = 0
   racks: string[] = []
   /** Host name each worker reported (`os.hostname()` or its `--host-name`), by rank. */
@@ -319,9 +327,19 @@ export class WorkerPool {
       alive: true,
       pending: new Map(),
     }
+    const old = this.workers[rank]
+    if (old) {
+      this.retiredControlBytes.sent += old.channel.socket.bytesWritten
+      this.retiredControlBytes.received += old.channel.socket.bytesRead
+    }
     this.workers[rank] = w
     this.hosts[rank] = w.hostName
     channel.onMessage((m) => {
+      if (m.body.type === 'event') {
+        const event = EventMessage.safeParse(m.body)
+        if (event.success) w.pending.get(event.data.id)?.onEvent?.(event.data.body)
+        return
+      }
       const reply = ReplyMessage.safeParse(m.body)
       if (!reply.success) {
         // A worker that breaks the protocol cannot be trusted with the rest of the job.
@@ -347,13 +365,21 @@ export class WorkerPool {
     })
   }
 
-  /** Sends a request to worker `rank` and resolves to its reply (rejects with the worker's coded error or WORKER_LOST). */
-  request(rank: number, body: Request, blobs: Uint8Array[] = []): Promise<WorkerReply> {
+  /**
+   * Sends a request to worker `rank` and resolves to its reply (rejects with the worker's coded
+   * error or WORKER_LOST); `onEvent` receives the events the worker emits while serving it.
+   */
+  request(
+    rank: number,
+    body: Request,
+    blobs: Uint8Array[] = [],
+    onEvent?: (body: unknown) => void,
+  ): Promise<WorkerReply> {
     const w = this.workers[rank]
     if (!w?.alive) return Promise.reject(new WorkerLostError(rank))
     const id = this.nextId++
     return new Promise((resolve, reject) => {
-      w.pending.set(id, { resolve, reject })
+      w.pending.set(id, { resolve, reject, onEvent })
       w.channel.send({ ...body, id }, blobs)
     })
   }
@@ -367,13 +393,36 @@ export class WorkerPool {
     app: Application<M, S>,
     message: M,
     blobs: Uint8Array[] = [],
+    onEvent?: (body: unknown) => void,
   ): Promise<WorkerReply> {
     try {
       parseControl(app.messages, message, `${app.name} message`)
     } catch (err) {
       return Promise.reject(err)
     }
-    return this.request(rank, { type: 'app', app: app.name, message }, blobs)
+    return this.request(rank, { type: 'app', app: app.name, message }, blobs, onEvent)
+  }
+
+  /**
+   * Bytes this driver has written to and read from its workers' control connections so far
+   * (lost workers' connections included): what the driver's own sockets carry, data plane aside.
+   */
+  controlBytes(): { sent: number; received: number } {
+    let sent = this.retiredControlBytes.sent
+    let received = this.retiredControlBytes.received
+    for (const w of this.workers) {
+      if (!w) continue
+      sent += w.channel.socket.bytesWritten
+      received += w.channel.socket.bytesRead
+    }
+    return { sent, received }
+  }
+
+  /** A contiguous range of `count` fresh op ids; returns the first. */
+  nextOpIds(count: number): number {
+    const first = this.nextOp
+    this.nextOp += count
+    return first
   }
 
   /**

@@ -6,6 +6,7 @@ import type { Application, HandlerReply, WorkerContext } from './application.ts'
 import { runCollective } from './collective-task.ts'
 import { ControlChannel, type ControlMessage } from './control-channel.ts'
 import {
+  type EventMessage,
   parseControl,
   RefusedMessage,
   type RegisterMessage,
@@ -76,6 +77,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   })
 
   async function serveApplication(
+    id: number,
     name: string,
     message: unknown,
     blobs: Uint8Array[],
@@ -88,7 +90,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       )
     const parsed = parseControl(app.messages, message, `${name} message`)
     if (!states.has(name)) states.set(name, app.createState(ctx))
-    return app.handle(states.get(name), parsed, blobs, ctx)
+    const emit = (body: unknown) => control.send({ type: 'event', id, body } satisfies EventMessage)
+    return app.handle(states.get(name), parsed, blobs, { ...ctx, emit })
   }
 
   async function handle(m: ControlMessage): Promise<void> {
@@ -121,7 +124,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
           plane.abort(op, new CodebookError('OP_ABORTED', `op ${op} aborted by the driver`))
         return reply()
       case 'app': {
-        const { result = null, blobs = [] } = await serveApplication(b.app, b.message, m.blobs)
+        const { result = null, blobs = [] } = await serveApplication(b.id, b.app, b.message, m.blobs)
         return reply(result, blobs)
       }
       case 'shutdown':

@@ -1,3 +1,4 @@
+import { writeNpy } from '../formats/npy/npy-writer.ts'
 import { defineApplication } from '../framework/application.ts'
 import { bytesOf } from '../framework/control-channel.ts'
 import { initFromFile } from './init/compute-init.ts'
@@ -7,9 +8,10 @@ import { KmeansWorkerState } from './kmeans-worker.ts'
 
 /**
  * K-means as an application of the Map-Collective framework: `init` computes a run's initial
- * centroids from its data file (on one worker, off the driver's thread), `load` reads the worker's partition
- * into map tasks, `iterate` runs one iteration's broadcast → map → shuffle → reduce → combine
- * over the data plane. `kernelFactory` replaces the registry's kernels in-process (tests).
+ * centroids from its data file (on one worker, off the driver's thread; to a checkpoint file when
+ * asked), `load` reads the worker's partition into map tasks, `train` runs the iterations SPMD
+ * over the data plane (broadcast → map → shuffle → reduce → combine and the root's update),
+ * paced by the driver's `acknowledge` and stopped by its `halt`. `kernelFactory` replaces the registry's kernels in-process (tests).
  */
 export function createKmeansApplication(kernelFactory: KernelFactory | null = null) {
   return defineApplication({
@@ -20,12 +22,20 @@ export function createKmeansApplication(kernelFactory: KernelFactory | null = nu
       switch (message.type) {
         case 'init': {
           const { centroids, k, d } = await initFromFile(message, kernelFactory)
-          return { result: { k, d }, blobs: [bytesOf(centroids)] }
+          if (message.out === undefined) return { result: { k, d }, blobs: [bytesOf(centroids)] }
+          await writeNpy(message.out, centroids, k, d)
+          return { result: { k, d } }
         }
         case 'load':
           return { result: await state.load(message, blobs) }
-        case 'iterate':
-          return state.iterate(ctx.plane, message, blobs)
+        case 'train':
+          return { result: await state.train(ctx, message) }
+        case 'acknowledge':
+          state.acknowledge(message.opBase, message.iteration)
+          return {}
+        case 'halt':
+          state.halt(message.opBase)
+          return {}
       }
     },
     dispose: (state) => state.dispose(),

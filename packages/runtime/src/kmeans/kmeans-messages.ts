@@ -56,15 +56,36 @@ export const LoadRequest = z.object({
 })
 export type LoadRequest = z.infer<typeof LoadRequest>
 
-/** `iterate`: one iteration's ops and algorithms; the root's blob holds the centroids. */
-export const IterateRequest = z.object({
-  iteration: z.number().int().positive(),
+/** Op ids an iteration of a `train` attempt uses: five consecutive ids from `opBase + OPS_PER_ITERATION · (i − first)`. */
+export const OPS_PER_ITERATION = 5
+
+/**
+ * `train`: the workers run iterations `first` … `maxIterations` on their own (SPMD). The root
+ * reads the centroids of iteration `first − 1` from `checkpointDir`, broadcasts them, and after
+ * each iteration's reduce updates them and writes that iteration's checkpoint; every rank learns
+ * the iteration's inertia and reassignments by an all-gather of scalars and stops by the same
+ * rule. Each rank emits one {@link IterationEvent} per iteration; the root starts iteration i + 1
+ * once the driver acknowledged iteration i (`acknowledge`).
+ */
+export const TrainRequest = z.object({
   k: z.number().int().positive(),
   d: count,
   /** Global ranks of all workers (group order), and the broadcast root as a group index. */
   ranks: z.array(count).min(1),
   root: count,
-  ops: z.object({ broadcast: count, shuffle: count, reduce: count, combine: count }),
+  /** First op id of this attempt (it also names the attempt in `acknowledge` and `halt`). */
+  opBase: count,
+  /** First iteration to run (1-based); the checkpoint of iteration `first − 1` is its start. */
+  first: z.number().int().positive(),
+  maxIterations: z.number().int().positive(),
+  /** Relative inertia change that stops the run; 0 runs until no vector changes cluster; negative never stops early. */
+  tol: z.number(),
+  /** Inertia of iteration `first − 1` when known (a resumed run stops on `tol` as the undisturbed one). */
+  previousInertia: z.number().nullable(),
+  /** Empty-cluster splits of iteration i draw from `createRng(seed + i)`. */
+  seed: z.number().int(),
+  /** Where the root reads and writes `centroids-<iteration>.npy` (a directory every root candidate can reach). */
+  checkpointDir: z.string(),
   broadcast: z.object({
     algorithm: z.enum(broadcastAlgorithms),
     order: z.array(count),
@@ -80,7 +101,7 @@ export const IterateRequest = z.object({
   /** Map tasks per group member. */
   taskCounts: z.array(count),
   timeoutMs: z.number().positive().optional(),
-  /** How the root's centroid blob is encoded (default float32); every worker decodes it after the broadcast. */
+  /** How the root's centroid broadcast is encoded (default float32); every worker decodes it after the broadcast. */
   encoding: z.enum(['float32', 'float16', 'uint8']).optional(),
   /**
    * Encoding of the cluster-sum blocks of the regroup, reduce and combine stages (default
@@ -88,7 +109,17 @@ export const IterateRequest = z.object({
    */
   partials: z.enum(['exact', 'float32']).optional(),
 })
-export type IterateRequest = z.infer<typeof IterateRequest>
+export type TrainRequest = z.infer<typeof TrainRequest>
+
+/** `acknowledge`: the driver has taken iteration `iteration`'s reports of attempt `opBase` (the root may go on). */
+export const AcknowledgeRequest = z.object({ opBase: count, iteration: count })
+
+/** `halt`: stop attempt `opBase` now (a worker was lost): its current collectives fail with `OP_ABORTED`. */
+export const HaltRequest = z.object({ opBase: count })
+
+/** The `train` reply: the last iteration run, and whether the stopping rule (not maxIterations) ended it. */
+export const TrainResult = z.object({ iteration: count, converged: z.boolean() })
+export type TrainResult = z.infer<typeof TrainResult>
 
 /** `init`: a run's initial centroids from its data file (the one path of the CLI and the server). */
 export const InitRequest = z.object({
@@ -101,6 +132,8 @@ export const InitRequest = z.object({
   kernel: z.string().optional(),
   /** Threads of that kernel (default: this machine's cores). */
   threads: z.number().int().positive().optional(),
+  /** Writes the centroids to this `.npy` (a run's checkpoint 0) instead of sending them back. */
+  out: z.string().optional(),
 })
 
 /** The `init` reply (the centroids travel as a k × d float32 blob). */
@@ -110,7 +143,9 @@ export const InitResult = z.object({ k: z.number().int().positive(), d: count })
 export const KmeansMessage = z.discriminatedUnion('type', [
   InitRequest.extend({ type: z.literal('init') }),
   LoadRequest.extend({ type: z.literal('load') }),
-  IterateRequest.extend({ type: z.literal('iterate') }),
+  TrainRequest.extend({ type: z.literal('train') }),
+  AcknowledgeRequest.extend({ type: z.literal('acknowledge') }),
+  HaltRequest.extend({ type: z.literal('halt') }),
 ])
 export type KmeansMessage = z.infer<typeof KmeansMessage>
 
@@ -124,7 +159,7 @@ const ByteTotals = z.object({
 })
 const StageTiming = z.object({ ms: z.number(), bytes: ByteTotals })
 
-/** What a worker reports after an iteration (the root also returns the combined sums and counts as blobs). */
+/** What a worker reports after an iteration (one `IterationEvent` per rank and iteration). */
 export const IterateResult = z.object({
   rank: count,
   points: count,
@@ -162,8 +197,14 @@ export const IterateResult = z.object({
     .optional(),
   /** Approximate assignment only: `walk` when every map task walked the centroid graph, else `index`. */
   approximateSearch: z.enum(runApproximateSearches).optional(),
+  /** The root only: empty clusters its centroid update split. */
+  emptyClustersSplit: count.optional(),
 })
 export type IterateResult = z.infer<typeof IterateResult>
+
+/** A `train` event: rank's report of one iteration (the root's is sent once that iteration's checkpoint is on disk). */
+export const IterationEvent = z.object({ iteration: z.number().int().positive(), result: IterateResult })
+export type IterationEvent = z.infer<typeof IterationEvent>
 
 /** The `load` reply. */
 export const LoadResult = z.object({ points: count, tasks: count })

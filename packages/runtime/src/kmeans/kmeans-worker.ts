@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import type { StageName } from '@codebook/shared'
+import { allGather } from '../collectives/all-gather.ts'
 import { broadcast } from '../collectives/broadcast/index.ts'
 import type { Group } from '../collectives/group.ts'
 import { blockBounds } from '../collectives/group.ts'
@@ -10,7 +11,10 @@ import type { Partials } from '../collectives/regroup/partials.ts'
 import { combineAtRoot, regroup } from '../collectives/regroup/regroup.ts'
 import { CodebookError } from '../errors.ts'
 import { openNpy } from '../formats/index.ts'
-import { asFloat32, bytesOf } from '../framework/control-channel.ts'
+import type { RequestContext } from '../framework/application.ts'
+import { asFloat32, asFloat64, bytesOf } from '../framework/control-channel.ts'
+import { createRng } from '../random/rng.ts'
+import { addTotals } from '../transport/byte-counters.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
 import type { AccelState } from './accel/accel-state.ts'
 import {
@@ -28,11 +32,20 @@ import { type CentroidGraph, DEFAULT_WALK_DEGREE } from './accel/centroid-graph.
 import { createHamerlyState } from './accel/hamerly.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
+import { pruneCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
-import { decodeCentroids } from './encoding/centroid-encoding.ts'
+import { decodeCentroids, encodeCentroids } from './encoding/centroid-encoding.ts'
 import { type KernelFactory, kernelFactory as namedKernel } from './kernel-registry.ts'
 import type { AssignKernel, DistanceMatrixKernel } from './kernels/assign-kernel.ts'
-import type { IterateRequest, IterateResult, LoadRequest } from './kmeans-messages.ts'
+import {
+  type IterateResult,
+  type IterationEvent,
+  type LoadRequest,
+  OPS_PER_ITERATION,
+  type TrainRequest,
+  type TrainResult,
+} from './kmeans-messages.ts'
+import { shouldStop, updateCentroids } from './update-centroids.ts'
 
 interface MapTask {
   points: Float32Array
@@ -68,6 +81,76 @@ function createAccelState(
     : createYinyangState(points, n, d, { dense })
 }
 
+/** The op ids of one iteration's collectives (`OPS_PER_ITERATION` consecutive ids). */
+interface IterationOps {
+  broadcast: number
+  shuffle: number
+  reduce: number
+  combine: number
+  /** The all-gather of every rank's inertia and reassignments (counted in the combine stage). */
+  scalars: number
+}
+
+function iterationOps(req: TrainRequest, iteration: number): IterationOps {
+  const base = req.opBase + OPS_PER_ITERATION * (iteration - req.first)
+  return { broadcast: base, shuffle: base + 1, reduce: base + 2, combine: base + 3, scalars: base + 4 }
+}
+
+/**
+ * One `train` attempt at this worker: how far the driver has acknowledged, and whether it was
+ * halted (a worker was lost). Halting aborts the ops of the iteration in progress, so a wait on
+ * a lost peer ends at once, and fails the wait for an acknowledgement.
+ */
+class TrainAttempt {
+  acknowledged: number
+  halted = false
+  private current: number[] = []
+  private waiter: { until: number; resolve: () => void; reject: (e: Error) => void } | null = null
+
+  constructor(
+    readonly opBase: number,
+    first: number,
+    private readonly plane: DataPlane,
+  ) {
+    this.acknowledged = first - 1
+  }
+
+  /** Marks `ops` as the iteration in progress (throws `OP_ABORTED` once halted). */
+  enter(ops: IterationOps): void {
+    if (this.halted) throw this.haltError()
+    this.current = Object.values(ops)
+  }
+
+  acknowledge(iteration: number): void {
+    this.acknowledged = Math.max(this.acknowledged, iteration)
+    if (this.waiter && this.acknowledged >= this.waiter.until) {
+      this.waiter.resolve()
+      this.waiter = null
+    }
+  }
+
+  halt(): void {
+    this.halted = true
+    const err = this.haltError()
+    for (const op of this.current) this.plane.abort(op, err)
+    this.waiter?.reject(err)
+    this.waiter = null
+  }
+
+  /** Resolves once iteration `iteration` is acknowledged; rejects when the attempt is halted. */
+  until(iteration: number): Promise<void> {
+    if (this.halted) return Promise.reject(this.haltError())
+    if (this.acknowledged >= iteration) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      this.waiter = { until: iteration, resolve, reject }
+    })
+  }
+
+  private haltError(): CodebookError {
+    return new CodebookError('OP_ABORTED', `training attempt ${this.opBase} halted by the driver`)
+  }
+}
+
 /** The shuffle, reduce and combine stages of an iteration at one worker. */
 interface ReducedSums {
   /** The cluster sums over every worker's points, at the root; null elsewhere. */
@@ -89,7 +172,8 @@ interface ReducedSums {
  */
 async function reduceSums(
   g: (op: number) => Group,
-  req: IterateRequest,
+  req: TrainRequest,
+  ops: IterationOps,
   partials: readonly Partials[],
   now: () => number,
 ): Promise<ReducedSums> {
@@ -111,8 +195,8 @@ async function reduceSums(
     for (const p of partials) combiner.combine(local, p)
     const shuffleMs = now() - t
     const r = await reduceToRoot(
-      g(req.ops.reduce),
-      { reduce: req.ops.reduce, combine: req.ops.combine },
+      g(ops.reduce),
+      { reduce: ops.reduce, combine: ops.combine },
       req.root,
       { combiner, value: local, keys: req.k },
       reduction,
@@ -121,8 +205,8 @@ async function reduceSums(
     return { full: r.result, shuffleMs, ...r, savedBytes }
   }
   const r = await regroup(
-    g(req.ops.shuffle),
-    { shuffle: req.ops.shuffle, reduce: req.ops.reduce },
+    g(ops.shuffle),
+    { shuffle: ops.shuffle, reduce: ops.reduce },
     partials,
     req.taskCounts,
     req.aggregation,
@@ -131,7 +215,7 @@ async function reduceSums(
     now,
   )
   const t = now()
-  const full = await combineAtRoot(g(req.ops.combine), req.root, r, req.aggregation, combiner)
+  const full = await combineAtRoot(g(ops.combine), req.root, r, req.aggregation, combiner)
   return { ...r, full, combineMs: now() - t, savedBytes }
 }
 
@@ -205,22 +289,110 @@ export class KmeansWorkerState {
     return { points: n, tasks: this.tasks.length }
   }
 
-  /** Runs one iteration's five stages at this worker. */
-  async iterate(
-    plane: DataPlane,
-    req: IterateRequest,
-    blobs: Uint8Array[],
-  ): Promise<{ result: IterateResult; blobs: Uint8Array[] }> {
+  /** The current `train` attempt (null between attempts). */
+  private attempt: TrainAttempt | null = null
+
+  /** `acknowledge`: the driver took iteration `iteration`'s reports of attempt `opBase`. */
+  acknowledge(opBase: number, iteration: number): void {
+    if (this.attempt?.opBase === opBase) this.attempt.acknowledge(iteration)
+  }
+
+  /** `halt`: ends attempt `opBase` (its collectives fail with `OP_ABORTED`). */
+  halt(opBase: number): void {
+    if (this.attempt?.opBase === opBase) this.attempt.halt()
+  }
+
+  /**
+   * Runs iterations `req.first` … until the stopping rule or `req.maxIterations`, SPMD: every
+   * rank runs the same loop; the root broadcasts the centroids, updates them from the reduced sums
+   * and checkpoints them; inertia and reassignments reach every rank by an all-gather, so all
+   * stop together. Emits an {@link IterationEvent} per iteration; the root starts iteration i + 1
+   * only once the driver acknowledged iteration i, and deletes older checkpoints then.
+   */
+  async train(ctx: RequestContext, req: TrainRequest): Promise<TrainResult> {
+    const { plane } = ctx
     const { k, d } = req
     if (d !== this.d)
       throw new CodebookError('KMEANS_NOT_LOADED', `worker ${plane.rank}: no partition of width ${d} loaded`)
+    const attempt = new TrainAttempt(req.opBase, req.first, plane)
+    this.attempt = attempt
+    const isRoot = req.ranks.indexOf(plane.rank) === req.root
     const g = (op: number): Group => ({ plane, ranks: req.ranks, op, timeoutMs: req.timeoutMs })
-    const me = req.ranks.indexOf(plane.rank)
+    const encoding = req.encoding ?? 'float32'
+    try {
+      let centroids = isRoot ? await readCheckpoint(req.checkpointDir, req.first - 1, k, d) : null
+      let previous = req.previousInertia
+      for (let iteration = req.first; iteration <= req.maxIterations; iteration++) {
+        if (isRoot) await attempt.until(iteration - 1)
+        const ops = iterationOps(req, iteration)
+        attempt.enter(ops)
+        const input =
+          centroids === null
+            ? null
+            : encoding === 'float32'
+              ? bytesOf(centroids)
+              : encodeCentroids(centroids, k, d, encoding)
+        const step = await this.iterate(plane, req, ops, input)
+
+        // Combine, continued: every rank learns the iteration's totals; the root forms the new centroids.
+        const t = this.now()
+        const mine = Float64Array.of(step.result.inertia, step.result.reassigned)
+        const all = await allGather(g(ops.scalars), bytesOf(mine))
+        let inertia = 0
+        let reassigned = 0
+        // Summed in rank order at every rank: the same float64 total everywhere (and in the driver's report).
+        for (const block of all) {
+          const v = asFloat64(block)
+          inertia += v[0]!
+          reassigned += v[1]!
+        }
+        const result = step.result
+        if (isRoot && step.full) {
+          const update = updateCentroids(step.full, createRng(req.seed + iteration))
+          centroids = update.centroids
+          result.emptyClustersSplit = update.emptyClustersSplit
+        }
+        result.stages.combine.ms += this.now() - t
+        result.stages.combine.bytes = addTotals(
+          result.stages.combine.bytes,
+          plane.counters.takeOp(ops.scalars),
+        )
+        if (isRoot && centroids) await writeCheckpoint(req.checkpointDir, iteration, centroids, k, d)
+        ctx.emit({ iteration, result } satisfies IterationEvent)
+        const stop = shouldStop(req, iteration, inertia, previous, reassigned)
+        previous = inertia
+        if (stop || iteration === req.maxIterations) {
+          if (isRoot) {
+            await attempt.until(iteration)
+            await pruneCheckpoints(req.checkpointDir, iteration)
+          }
+          return { iteration, converged: stop }
+        }
+        if (isRoot) {
+          // The previous checkpoint stays until this iteration is acknowledged: it is the restart point.
+          await attempt.until(iteration)
+          await pruneCheckpoints(req.checkpointDir, iteration)
+        }
+      }
+      return { iteration: req.first - 1, converged: false }
+    } finally {
+      if (this.attempt === attempt) this.attempt = null
+    }
+  }
+
+  /** Runs one iteration's broadcast → map → shuffle → reduce → combine (gather) at this worker. */
+  private async iterate(
+    plane: DataPlane,
+    req: TrainRequest,
+    ops: IterationOps,
+    input: Uint8Array | null,
+  ): Promise<{ result: IterateResult; full: Partials | null }> {
+    const { k, d } = req
+    const g = (op: number): Group => ({ plane, ranks: req.ranks, op, timeoutMs: req.timeoutMs })
     const ms: Record<StageName, number> = { broadcast: 0, map: 0, shuffle: 0, reduce: 0, combine: 0 }
 
     let t = this.now()
-    const input = me === req.root ? (blobs[0] ?? new Uint8Array(0)) : null
-    const bc = await broadcast(g(req.ops.broadcast), req.root, input, req.broadcast)
+    const bc = await broadcast(g(ops.broadcast), req.root, input, req.broadcast)
     if (bc.skipped.length > 0) {
       // A member the chain routed around has no centroids, so this iteration cannot complete:
       // fail it and name the unreachable workers so the driver replaces them and re-runs.
@@ -314,18 +486,18 @@ export class KmeansWorkerState {
       this.lastWalked = walked
     }
 
-    const reduced = await reduceSums(g, req, partials, this.now)
+    const reduced = await reduceSums(g, req, ops, partials, this.now)
     ms.shuffle = reduced.shuffleMs
     ms.reduce = reduced.reduceMs
     ms.combine = reduced.combineMs
     const full = reduced.full
 
     const opOf: Record<StageName, number | null> = {
-      broadcast: req.ops.broadcast,
+      broadcast: ops.broadcast,
       map: null,
-      shuffle: req.ops.shuffle,
-      reduce: req.ops.reduce,
-      combine: req.ops.combine,
+      shuffle: ops.shuffle,
+      reduce: ops.reduce,
+      combine: ops.combine,
     }
     const stages = {} as IterateResult['stages']
     for (const s of Object.keys(ms) as StageName[]) {
@@ -350,7 +522,7 @@ export class KmeansWorkerState {
       // maxRSS is in kibibytes.
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
     }
-    return { result, blobs: full ? [bytesOf(full.sums), bytesOf(full.counts)] : [] }
+    return { result, full }
   }
 
   /** Releases every task's kernel. */

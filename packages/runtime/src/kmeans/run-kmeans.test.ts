@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { IterationReport } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
@@ -227,18 +230,36 @@ describe('K-means on the runtime', () => {
     expectClose(run.centroids, ref.centroids, 1e-4)
   })
 
-  it('continues from a checkpoint with previousInertia and stops on tol where the undisturbed run does', async () => {
+  it('continues from its checkpoint with previousInertia, stops on tol where the undisturbed run does, bit for bit', async () => {
     const whole = await runKmeans(pool, options({ tol: 1e-3 }))
     expect(whole.iterations).toBeGreaterThan(3)
     // Cut one iteration before the stop: the first resumed iteration must stop, which needs the previous inertia.
     const cut = whole.iterations - 1
-    const first = await runKmeans(pool, options({ tol: 1e-3, maxIterations: cut }))
-    const rest = await runKmeans(
-      pool,
-      options({ tol: 1e-3, init: first.centroids, previousInertia: first.inertia, seed: 3 + cut }),
-    )
-    expect(cut + rest.iterations).toBe(whole.iterations)
-    expectClose(rest.centroids, whole.centroids, 1e-4)
+    const dir = await mkdtemp(join(tmpdir(), 'codebook-resume-'))
+    try {
+      const first = await runKmeans(pool, options({ tol: 1e-3, maxIterations: cut, checkpointDir: dir }))
+      expect(first.converged).toBe(false)
+      // Only the restart point is left: the root dropped each checkpoint once the next was acknowledged.
+      expect(await readdir(dir)).toEqual([`centroids-${cut}.npy`])
+      const reports: IterationReport[] = []
+      const rest = await runKmeans(
+        pool,
+        options({
+          tol: 1e-3,
+          init: undefined,
+          checkpointDir: dir,
+          from: cut,
+          previousInertia: first.inertia,
+          onIteration: (r) => reports.push(r),
+        }),
+      )
+      expect(rest.iterations).toBe(whole.iterations)
+      expect(rest.converged).toBe(true)
+      expect(reports.map((r) => r.iteration)).toEqual([cut + 1])
+      expect(Array.from(rest.centroids)).toEqual(Array.from(whole.centroids))
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('three-stage (the paper’s) cuts shuffle bytes by the slots per node and gathers the k × d result, exactly as computed from the data', async () => {
@@ -284,10 +305,11 @@ describe('K-means on the runtime', () => {
     expect(direct / local).toBeGreaterThan(SLOTS * 0.8)
     expect(direct / local).toBeLessThanOrEqual(SLOTS)
     // Stage 3, the gather at the root (worker 0): every other owner sends its reduced block of
-    // the k centroids' sums and counts.
+    // the k centroids' sums and counts; then the ring all-gather of every rank's inertia and
+    // reassignments (two float64s), p − 1 steps at each of the p ranks.
     let expectGather = 0
     for (let j = 1; j < P; j++) expectGather += encodedBytes(all, blocks[j]!, blocks[j + 1]!)
-    expect(threeStage.combine.bytes).toBe(expectGather)
+    expect(threeStage.combine.bytes).toBe(expectGather + P * (P - 1) * 16)
   })
 })
 
@@ -308,6 +330,40 @@ describe('empty clusters and sparse intermediate data', () => {
     expect(reports[0]!.emptyClustersSplit).toBeGreaterThanOrEqual(1)
     expect(reports.some((r) => r.encoding.sparseMessages > 0)).toBe(true)
     expectClose(run.centroids, reference.centroids, 1e-4)
+  })
+})
+
+describe('SPMD iterations', () => {
+  it('at k = 20,000 the driver sends and receives no k × d array per iteration: its control sockets carry the reports only', async () => {
+    const k = 20_000
+    const d = 8
+    const wide = blobs(2 * k, d, 500, 5)
+    const perIteration: number[] = []
+    const reportBytes: number[] = []
+    let last = 0
+    const run = await runKmeans(
+      pool,
+      options({
+        data: { kind: 'inline', points: wide, d },
+        init: wide.slice(0, k * d),
+        maxIterations: 3,
+        slots: 1,
+        kernel: 'onnx',
+        threadsPerTask: 1,
+        onIteration: (r) => {
+          const { sent, received } = pool.controlBytes()
+          if (r.iteration > 1) perIteration.push(sent + received - last)
+          last = sent + received
+          reportBytes.push(JSON.stringify(r).length)
+        },
+      }),
+    )
+    expect(run.iterations).toBe(3)
+    // One centroid array is k × d × 4 = 640,000 bytes; an iteration moves at most 64 KB besides the reports.
+    expect(perIteration).toHaveLength(2)
+    for (const [i, bytes] of perIteration.entries())
+      expect(bytes).toBeLessThanOrEqual(64 * 1024 + reportBytes[i + 1]!)
+    expect(run.centroids).toHaveLength(k * d)
   })
 })
 

@@ -1,3 +1,6 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { IterationReport, StageName, WorkerIterationReport } from '@codebook/shared'
 import { stageNames } from '@codebook/shared'
 import type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
@@ -6,7 +9,7 @@ import type { ReductionChoice } from '../collectives/reduce/reduce.ts'
 import type { PartialsEncoding } from '../collectives/regroup/partials.ts'
 import type { AggregationMode } from '../collectives/regroup/regroup.ts'
 import { CodebookError, UsageError } from '../errors.ts'
-import { asFloat64, bytesOf } from '../framework/control-channel.ts'
+import { bytesOf } from '../framework/control-channel.ts'
 import { parseControl } from '../framework/protocol.ts'
 import {
   WorkerLostError,
@@ -23,17 +26,25 @@ import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
 } from './algorithm.ts'
-import { type CentroidEncoding, encodeCentroids, encodedBytes } from './encoding/centroid-encoding.ts'
+import { checkpointFile, checkpointShape, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
+import { type CentroidEncoding, encodedBytes } from './encoding/centroid-encoding.ts'
+import type { InitFromFileRequest } from './init/compute-init.ts'
 import { kmeansApplication } from './kmeans-app.ts'
-import { type IterateRequest, IterateResult, type LoadRequest } from './kmeans-messages.ts'
-import { shouldStop, updateCentroids } from './update-centroids.ts'
+import {
+  type IterateResult,
+  IterationEvent,
+  type LoadRequest,
+  OPS_PER_ITERATION,
+  type TrainRequest,
+  TrainResult,
+} from './kmeans-messages.ts'
 
 /** The vectors to cluster: a .npy file every worker reads its rows from, or rows in memory sent to workers. */
 export type KmeansData =
   | { kind: 'npy'; file: string; n: number; d: number }
   | { kind: 'inline'; points: Float32Array; d: number }
 
-/** Worker errors after which an iteration is re-run from the checkpoint (anything else fails the run). */
+/** Worker errors after which the run goes on from the restart point (anything else fails the run). */
 const RECOVERABLE_CODES = [
   'OP_ABORTED',
   'BROADCAST_INCOMPLETE',
@@ -46,14 +57,27 @@ const RECOVERABLE_CODES = [
 /** Options of {@link runKmeans}. */
 export interface KmeansRunOptions {
   data: KmeansData
-  /** Initial centroids, k × d (k-means++ or given: the caller chooses; see init/kmeans-plus-plus.ts). */
-  init: Float32Array
+  /**
+   * Initial centroids, k × d (k-means++ or given: the caller chooses; see init/), written as the
+   * checkpoint of iteration `from`. Without it that checkpoint must already be in `checkpointDir`
+   * (written there by {@link initToCheckpoint}, or a resumed run's).
+   */
+  init?: Float32Array
+  /**
+   * Directory of the run's checkpoints (`centroids-<i>.npy`, see checkpoint.ts), readable and
+   * writable by the broadcast root: on another host, a shared file system. Default: a temporary
+   * directory of this machine, removed at the end.
+   */
+  checkpointDir?: string
+  /** Iterations already done: the run starts from checkpoint `from` with iteration `from + 1` (default 0). */
+  from?: number
+  /** The last iteration (counted from the run's start, resumed or not). */
   maxIterations: number
   /** Relative inertia change that stops the run; 0 runs until no vector changes cluster. */
   tol: number
   /**
-   * Inertia of the iteration before the first one run here, when continuing from a checkpoint:
-   * the first iteration can then stop on `tol` exactly as it would have in the undisturbed run.
+   * Inertia of iteration `from`, when continuing from a checkpoint: the first iteration can then
+   * stop on `tol` exactly as it would have in the undisturbed run.
    */
   previousInertia?: number
   /** Map tasks per worker. */
@@ -66,7 +90,7 @@ export interface KmeansRunOptions {
    * then a gather); a tree reduction reports its time as the reduce stage (`collectives/reduce/`).
    */
   reduction?: ReductionChoice
-  /** Seeds the random chain order and empty-cluster splits. */
+  /** Seeds the random chain order and empty-cluster splits (iteration i draws from seed + i). */
   seed: number
   /** Kernel name from kmeans/kernel-registry.ts. */
   kernel?: string
@@ -95,10 +119,15 @@ export interface KmeansRunOptions {
   ackWindowMs?: number
   /** Receive timeout per message inside an iteration (default none: a lost worker is detected by the pool). */
   timeoutMs?: number
-  /** Re-runs of one iteration from the checkpoint before giving up. */
+  /** Failed attempts at one iteration before giving up. */
   maxRestarts?: number
-  /** Called after every iteration with its report and the new centroids (a checkpoint for the caller). */
-  onIteration?: (report: IterationReport, centroids: Float32Array) => void
+  /**
+   * Called with each iteration's report, in order. The root starts the next iteration (and drops
+   * the previous checkpoint) once it returns or its promise resolves: record the report there.
+   */
+  onIteration?: (report: IterationReport) => unknown
+  /** Read the final centroids back (default true); false leaves them in `checkpointDir` only and `centroids` empty. */
+  readCentroids?: boolean
   /** Monotonic milliseconds. */
   now: () => number
 }
@@ -108,39 +137,84 @@ export interface KmeansRunResult {
   /** The algorithm the map tasks ran (`auto` resolved; `lloyd` under approximate assignment). */
   algorithm: KmeansAlgorithm
   assignment: KmeansAssignment
+  /** The final centroids, k × d (empty with `readCentroids: false`: they are in the last checkpoint). */
   centroids: Float32Array
+  /** The last iteration done (counted from the run's start, as `maxIterations`). */
   iterations: number
+  /** Whether the stopping rule ended the run (not `maxIterations`). */
+  converged: boolean
   inertia: number
   reports: IterationReport[]
-  /** Driver wall time of each iteration, ms (`now()` from sending the centroids to the new centroids; re-runs included). */
+  /** Driver wall time of each iteration, ms (between consecutive complete reports; re-runs included). */
   iterationMs: number[]
 }
 
 /**
- * The driver's K-means loop on a {@link WorkerPool}: loads every worker's partition once, then
- * runs iterations (Lloyd, or exact Hamerly / Yinyang assignment in the map tasks) as broadcast → map → shuffle → reduce → combine (worker 0 is the
- * broadcast root and gathers the reduced blocks), forms the new centroids, and stops by
- * `maxIterations` / `tol`.
+ * Computes a run's initial centroids on worker `rank` (`initFromFile` in that process) and writes
+ * them as the checkpoint of iteration 0 in `checkpointDir`: the centroids never reach the driver.
+ */
+export async function initToCheckpoint(
+  pool: WorkerPool,
+  req: Omit<InitFromFileRequest, 'out'>,
+  checkpointDir: string,
+  rank = 0,
+): Promise<void> {
+  await mkdir(checkpointDir, { recursive: true })
+  await pool.call(rank, kmeansApplication, { type: 'init', ...req, out: checkpointFile(checkpointDir, 0) })
+}
+
+/**
+ * K-means on a {@link WorkerPool}, SPMD: the driver loads every worker's partition once, then
+ * sends one `train` message; the workers run the iterations (broadcast → map → shuffle → reduce
+ * → combine, the root's centroid update and checkpoint, the stopping rule on all-gathered
+ * scalars) and each reports every iteration. The driver assembles the reports, hands them to
+ * `onIteration` and acknowledges each to the root, which paces the next iteration on it. Neither
+ * centroids nor sums pass through the driver.
  *
- * Fault tolerance: the driver keeps the centroids of the last completed iteration as the
- * checkpoint. If a worker is lost (or a broadcast is not acknowledged in time), the iteration's
- * ops are aborted on every live worker, a replacement process takes the lost rank and reloads
- * its partition, and the iteration is re-run from the checkpoint with fresh op ids.
+ * Fault tolerance: the restart point is the checkpoint of the last acknowledged iteration. If a
+ * worker is lost (or a broadcast is not acknowledged in time), the driver halts the attempt on
+ * every live worker, a replacement process takes the lost rank and reloads its partition, and a
+ * new attempt runs from that checkpoint with fresh op ids: the same iterations, the same result.
  */
 export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promise<KmeansRunResult> {
+  const ownDir = opts.checkpointDir === undefined
+  const dir = opts.checkpointDir ?? (await mkdtemp(join(tmpdir(), 'codebook-kmeans-')))
+  try {
+    return await drive(pool, opts, dir)
+  } finally {
+    if (ownDir) await rm(dir, { recursive: true, force: true })
+  }
+}
+
+async function drive(pool: WorkerPool, opts: KmeansRunOptions, dir: string): Promise<KmeansRunResult> {
   const p = pool.size
   const d = opts.data.d
-  const k = d === 0 ? 0 : opts.init.length / d
-  if (!Number.isInteger(k) || k < 1)
-    throw new CodebookError(
-      'KMEANS_BAD_INIT',
-      `initial centroids (${opts.init.length} values) are not k × ${d}`,
-    )
+  const from = opts.from ?? 0
+  let k: number
+  if (opts.init) {
+    k = d === 0 ? 0 : opts.init.length / d
+    if (!Number.isInteger(k) || k < 1)
+      throw new CodebookError(
+        'KMEANS_BAD_INIT',
+        `initial centroids (${opts.init.length} values) are not k × ${d}`,
+      )
+    await mkdir(dir, { recursive: true })
+    await writeCheckpoint(dir, from, opts.init, k, d)
+  } else {
+    const shape = await checkpointShape(dir, from)
+    if (shape.d !== d)
+      throw new CodebookError(
+        'KMEANS_CHECKPOINT_MISMATCH',
+        `checkpoint of iteration ${from} has d = ${shape.d}, the data ${d}`,
+      )
+    k = shape.k
+  }
   const n = opts.data.kind === 'npy' ? opts.data.n : opts.data.points.length / d
   if (k > n) throw new CodebookError('KMEANS_BAD_K', `k = ${k} exceeds the number of vectors (${n})`)
   const rows = blockBounds(n, p)
   const slots = Math.max(1, opts.slots)
   const ranks = Array.from({ length: p }, (_, i) => i)
+  const root = 0
   const assignment = opts.assignment ?? 'exact'
   const algorithm = assignmentAlgorithm(assignment, opts.algorithm ?? 'lloyd', k)
   const encoding = opts.encoding ?? 'float32'
@@ -173,158 +247,182 @@ export async function runKmeans(pool: WorkerPool, opts: KmeansRunOptions): Promi
   }
   await Promise.all(ranks.map(load))
 
+  const reports: IterationReport[] = []
+  const iterationMs: number[] = []
+  /** The last iteration whose reports were taken: the restart point. */
+  let acknowledged = from
+  let inertia = opts.previousInertia ?? Number.NaN
+  let restarts = 0
+  let lastAt = opts.now()
   const lost = new Set<number>()
-  let inFlight: number[] = []
+  let haltCurrent: () => void = () => {}
   const unsubscribe = pool.onWorkerLost((rank) => {
     lost.add(rank)
     // Unblock the survivors: their receives from the lost worker would otherwise wait forever.
-    const ops = inFlight
-    for (const r of ranks)
-      if (r !== rank && pool.alive(r)) pool.request(r, { type: 'abort', ops }).catch(() => {})
+    haltCurrent()
   })
 
+  /** Takes iteration `iteration`'s reports (one per rank): the report, `onIteration`, the acknowledgement. */
+  async function complete(iteration: number, results: IterateResult[]): Promise<void> {
+    const report = buildReport(
+      iteration,
+      results,
+      pool.racks,
+      results[root]?.emptyClustersSplit ?? 0,
+      restarts,
+      pool.hosts,
+    )
+    report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
+    report.broadcastBytesSaved = broadcastBytesSaved
+    report.partialBytesSaved = results.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
+    report.reduction = opts.reduction ?? 'regroup'
+    report.assignment = assignment
+    if (assignment === 'approximate') {
+      const sampled = results.reduce<RecallCount | undefined>(
+        (sum, r) => (r.recall ? addRecall(sum, r.recall) : sum),
+        undefined,
+      )
+      const { recall, inertiaGap } = recallFigures(sampled)
+      report.assignmentRecall = recall
+      report.assignmentInertiaGap = inertiaGap
+    }
+    restarts = 0
+    reports.push(report)
+    const now = opts.now()
+    iterationMs.push(now - lastAt)
+    lastAt = now
+    await opts.onIteration?.(report)
+    acknowledged = iteration
+    inertia = report.inertia
+  }
+
+  /** One `train` attempt from the restart point; resolves to its outcome (never rejects). */
+  async function attempt(): Promise<{ ok: true; converged: boolean } | { ok: false; errors: Error[] }> {
+    const first = acknowledged + 1
+    const opBase = pool.nextOpIds(OPS_PER_ITERATION * (opts.maxIterations - first + 1))
+    const req: TrainRequest = {
+      k,
+      d,
+      ranks,
+      root,
+      opBase,
+      first,
+      maxIterations: opts.maxIterations,
+      tol: opts.tol,
+      previousInertia: Number.isNaN(inertia) ? null : inertia,
+      seed: opts.seed,
+      checkpointDir: dir,
+      broadcast: {
+        algorithm: opts.broadcast,
+        order: chainOrder(opts.chainOrder, pool.racks, root, createRng(opts.seed)),
+        ackWindowMs: opts.ackWindowMs ?? 60_000,
+      },
+      aggregation: opts.aggregation,
+      reduction: opts.reduction ?? 'regroup',
+      taskCounts: ranks.map(() => slots),
+      timeoutMs: opts.timeoutMs,
+      encoding,
+      partials: opts.partials ?? 'exact',
+    }
+    let halted = false
+    const halt = () => {
+      // The first failure halts the attempt everywhere, so no survivor waits on a message that will never come.
+      if (halted) return
+      halted = true
+      for (const r of ranks)
+        if (pool.alive(r)) pool.call(r, kmeansApplication, { type: 'halt', opBase }).catch(() => {})
+    }
+    haltCurrent = halt
+    const arrived = new Map<number, IterateResult[]>()
+    let taking: Promise<void> = Promise.resolve()
+    const errors: Error[] = []
+    const onEvent = (rank: number) => (body: unknown) => {
+      let event: IterationEvent
+      try {
+        event = parseControl(IterationEvent, body, `worker ${rank}'s iteration report`)
+      } catch (err) {
+        errors.push(err as Error)
+        return halt()
+      }
+      const results = arrived.get(event.iteration) ?? []
+      results[rank] = event.result
+      arrived.set(event.iteration, results)
+      if (ranks.some((r) => results[r] === undefined)) return
+      arrived.delete(event.iteration)
+      taking = taking.then(async () => {
+        await complete(event.iteration, results)
+        if (!halted)
+          pool
+            .call(root, kmeansApplication, { type: 'acknowledge', opBase, iteration: event.iteration })
+            .catch(() => {})
+      })
+      // A failing onIteration fails the run (not an attempt): stop the workers, then report it.
+      taking.catch(() => halt())
+    }
+    const settled = await Promise.allSettled(
+      ranks.map((r) =>
+        pool.call(r, kmeansApplication, { type: 'train', ...req }, [], onEvent(r)).catch((err: unknown) => {
+          halt()
+          throw err
+        }),
+      ),
+    )
+    await taking
+    haltCurrent = () => {}
+    for (const s of settled) if (s.status === 'rejected') errors.push(s.reason as Error)
+    if (errors.length > 0) return { ok: false, errors }
+    const reply = parseControl(
+      TrainResult,
+      (settled[root] as PromiseFulfilledResult<WorkerReply>).value.result,
+      'kmeans train result',
+    )
+    return { ok: true, converged: reply.converged }
+  }
+
+  let converged = false
   try {
-    return await iterate()
+    while (acknowledged < opts.maxIterations) {
+      for (const r of [...lost]) {
+        await pool.replace(r)
+        await load(r)
+        lost.delete(r)
+      }
+      const outcome = await attempt()
+      if (outcome.ok) {
+        converged = outcome.converged
+        break
+      }
+      const { errors } = outcome
+      // Report the root cause, not the aborts it triggered on the other workers.
+      const rootCause =
+        errors.find((e) => !(e instanceof WorkerRequestError && e.code === 'OP_ABORTED')) ?? errors[0]!
+      const recoverable = errors.every(
+        (e) =>
+          e instanceof WorkerLostError ||
+          (e instanceof WorkerRequestError && RECOVERABLE_CODES.includes(e.code)),
+      )
+      restarts++
+      if (!recoverable || restarts > (opts.maxRestarts ?? 3)) throw rootCause
+      for (const e of errors) {
+        // Workers the broadcast could not reach are alive but unusable: replace them too.
+        if (e instanceof WorkerRequestError && e.code === 'BROADCAST_SKIPPED')
+          for (const r of e.ranks) lost.add(r)
+      }
+      for (const r of ranks) if (!pool.alive(r)) lost.add(r)
+    }
   } finally {
     unsubscribe()
   }
-
-  async function iterate(): Promise<KmeansRunResult> {
-    let centroids: Float32Array = Float32Array.from(opts.init)
-    const reports: IterationReport[] = []
-    const iterationMs: number[] = []
-    let prevInertia: number | null = opts.previousInertia ?? null
-    let lastInertia = 0
-    let iteration = 0
-    while (iteration < opts.maxIterations) {
-      iteration++
-      const started = opts.now()
-      let restarts = 0
-      let done: { results: IterateResult[]; sums: Float64Array; counts: Float64Array } | null = null
-      while (!done) {
-        for (const r of [...lost]) {
-          await pool.replace(r)
-          await load(r)
-          lost.delete(r)
-        }
-        const ops = {
-          broadcast: pool.nextOpId(),
-          shuffle: pool.nextOpId(),
-          reduce: pool.nextOpId(),
-          combine: pool.nextOpId(),
-        }
-        inFlight = Object.values(ops)
-        const req: IterateRequest = {
-          iteration,
-          k,
-          d,
-          ranks,
-          root: 0,
-          ops,
-          broadcast: {
-            algorithm: opts.broadcast,
-            order: chainOrder(opts.chainOrder, pool.racks, 0, createRng(opts.seed)),
-            ackWindowMs: opts.ackWindowMs ?? 60_000,
-          },
-          aggregation: opts.aggregation,
-          reduction: opts.reduction ?? 'regroup',
-          taskCounts: ranks.map(() => slots),
-          timeoutMs: opts.timeoutMs,
-          encoding,
-          partials: opts.partials ?? 'exact',
-        }
-        const blob = encoding === 'float32' ? bytesOf(centroids) : encodeCentroids(centroids, k, d, encoding)
-        let aborted = false
-        const abortAll = () => {
-          // The first failure aborts the attempt everywhere, so no survivor waits on a message that will never come.
-          if (aborted) return
-          aborted = true
-          for (const r of ranks)
-            if (pool.alive(r)) pool.request(r, { type: 'abort', ops: Object.values(ops) }).catch(() => {})
-        }
-        const settled = await Promise.allSettled(
-          ranks.map((r) =>
-            pool
-              .call(r, kmeansApplication, { type: 'iterate', ...req }, r === 0 ? [blob] : [])
-              .catch((err: unknown) => {
-                abortAll()
-                throw err
-              }),
-          ),
-        )
-        const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as Error] : []))
-        if (errors.length === 0) {
-          const replies = settled.map((s) => (s as PromiseFulfilledResult<WorkerReply>).value)
-          const root = replies[0]!
-          done = {
-            results: replies.map((m) => parseControl(IterateResult, m.result, 'kmeans iterate result')),
-            sums: asFloat64(root.blobs[0]!),
-            counts: asFloat64(root.blobs[1]!),
-          }
-          break
-        }
-        // Report the root cause, not the aborts it triggered on the other workers.
-        const rootCause =
-          errors.find((e) => !(e instanceof WorkerRequestError && e.code === 'OP_ABORTED')) ?? errors[0]!
-        const recoverable = errors.every(
-          (e) =>
-            e instanceof WorkerLostError ||
-            (e instanceof WorkerRequestError && RECOVERABLE_CODES.includes(e.code)),
-        )
-        restarts++
-        if (!recoverable || restarts > (opts.maxRestarts ?? 3)) throw rootCause
-        for (const e of errors) {
-          // Workers the broadcast could not reach are alive but unusable: replace them too.
-          if (e instanceof WorkerRequestError && e.code === 'BROADCAST_SKIPPED')
-            for (const r of e.ranks) lost.add(r)
-        }
-        for (const r of ranks) if (!pool.alive(r)) lost.add(r)
-      }
-      inFlight = []
-      const update = updateCentroids(
-        { k, d, sums: done.sums, counts: done.counts },
-        createRng(opts.seed + iteration),
-      )
-      const report = buildReport(
-        iteration,
-        done.results,
-        pool.racks,
-        update.emptyClustersSplit,
-        restarts,
-        pool.hosts,
-      )
-      report.distanceFraction = report.workers.reduce((s, w) => s + (w.distancesEvaluated ?? 0), 0) / (n * k)
-      report.broadcastBytesSaved = broadcastBytesSaved
-      report.partialBytesSaved = done.results.reduce((s, r) => s + (r.partialBytesSaved ?? 0), 0)
-      report.reduction = opts.reduction ?? 'regroup'
-      report.assignment = assignment
-      if (assignment === 'approximate') {
-        const sampled = done.results.reduce<RecallCount | undefined>(
-          (sum, r) => (r.recall ? addRecall(sum, r.recall) : sum),
-          undefined,
-        )
-        const { recall, inertiaGap } = recallFigures(sampled)
-        report.assignmentRecall = recall
-        report.assignmentInertiaGap = inertiaGap
-      }
-      reports.push(report)
-      iterationMs.push(opts.now() - started)
-      opts.onIteration?.(report, update.centroids)
-      centroids = update.centroids
-      lastInertia = report.inertia
-      const stop = shouldStop(opts, iteration, report.inertia, prevInertia, report.reassigned)
-      prevInertia = report.inertia
-      if (stop) break
-    }
-    return {
-      algorithm,
-      assignment,
-      centroids,
-      iterations: iteration,
-      inertia: lastInertia,
-      reports,
-      iterationMs,
-    }
+  return {
+    algorithm,
+    assignment,
+    centroids:
+      opts.readCentroids === false ? new Float32Array(0) : await readCheckpoint(dir, acknowledged, k, d),
+    iterations: acknowledged,
+    converged,
+    inertia: Number.isNaN(inertia) ? 0 : inertia,
+    reports,
+    iterationMs,
   }
 }
 

@@ -1,4 +1,6 @@
-import { availableParallelism } from 'node:os'
+import { copyFile, mkdtemp, rename, rm } from 'node:fs/promises'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type IterationReport, runDefaults, type Topology } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
@@ -10,7 +12,7 @@ import {
   parseAggregation,
 } from '../../collectives/regroup/regroup.ts'
 import { UsageError } from '../../errors.ts'
-import { openNpy, writeNpy } from '../../formats/index.ts'
+import { openNpy } from '../../formats/index.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
 import {
@@ -29,11 +31,11 @@ import {
   kmeansAlgorithmChoices,
   kmeansAssignments,
 } from '../../kmeans/algorithm.ts'
+import { checkpointFile } from '../../kmeans/checkpoint.ts'
 import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
 import { DEFAULT_INIT_METHOD, INIT_METHODS, isInitMethod } from '../../kmeans/init/compute-init.ts'
-import { initOnPool } from '../../kmeans/init/pool-init.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
-import { type KmeansRunResult, runKmeans } from '../../kmeans/run-kmeans.ts'
+import { initToCheckpoint, type KmeansRunResult, runKmeans } from '../../kmeans/run-kmeans.ts'
 import { planNodeNames, readPlanFile } from '../../mapping/plan-file.ts'
 import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
 import { mappedWorkerRacks, readTopology, workerRacks } from '../../topology/load-topology.ts'
@@ -83,7 +85,7 @@ export interface KmeansCommandOptions extends HnswFlags {
 
 /**
  * The --init file's centroids, or null when --init names a seeded method (or is absent): those
- * are computed on the first worker ({@link initOnPool}), as the server does.
+ * are computed on the first worker ({@link initToCheckpoint}), as the server does.
  */
 async function initFileCentroids(o: KmeansCommandOptions, d: number): Promise<Float32Array | null> {
   if (!o.init || isInitMethod(o.init)) {
@@ -207,7 +209,7 @@ function humanLine(r: IterationReport): string {
 /**
  * Runs `codebook kmeans`: spawns `workers` local worker processes (or uses a topology for their
  * racks), clusters the .npy, prints one line per iteration (JSON with --json), a final line, and
- * writes the centroids to --out.
+ * moves the final centroids to --out (the result holds them only without --out).
  */
 export async function runKmeansCommand(
   o: KmeansCommandOptions,
@@ -219,21 +221,27 @@ export async function runKmeansCommand(
   const topology = o.topology ? await readTopology(o.topology) : null
   const { racks, aggregation } = await placement(o, topology, io)
   const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
+  // The run's checkpoints (the root writes one per iteration, keeping the restart point only).
+  const checkpointDir = await mkdtemp(join(tmpdir(), 'codebook-kmeans-'))
   try {
-    const init =
-      fromFile ??
-      (await initOnPool(pool, {
-        file: o.data,
-        method: o.init && isInitMethod(o.init) ? o.init : DEFAULT_INIT_METHOD,
-        k: o.k as number,
-        seed: o.seed,
-        kernel: o.kernel,
-        // The other workers idle meanwhile: the init's kernel gets every core (the server passes the same).
-        threads: availableParallelism(),
-      }))
+    if (!fromFile)
+      await initToCheckpoint(
+        pool,
+        {
+          file: o.data,
+          method: o.init && isInitMethod(o.init) ? o.init : DEFAULT_INIT_METHOD,
+          k: o.k as number,
+          seed: o.seed,
+          kernel: o.kernel,
+          // The other workers idle meanwhile: the init's kernel gets every core (the server passes the same).
+          threads: availableParallelism(),
+        },
+        checkpointDir,
+      )
     const result = await runKmeans(pool, {
       data: { kind: 'npy', file: o.data, n, d },
-      init,
+      ...(fromFile ? { init: fromFile } : {}),
+      checkpointDir,
       maxIterations: o.iterations,
       tol: o.tol,
       slots: o.slots,
@@ -256,9 +264,11 @@ export async function runKmeansCommand(
       threadsPerTask: Math.max(1, Math.floor(availableParallelism() / o.workers)),
       now: () => performance.now(),
       onIteration: (r) => io.stdout.write(o.json ? `${JSON.stringify(r)}\n` : humanLine(r)),
+      // With --out the last checkpoint is moved there, never read into this process.
+      readCentroids: !o.out,
     })
-    const k = init.length / d
-    if (o.out) await writeNpy(o.out, result.centroids, k, d)
+    const final = checkpointFile(checkpointDir, result.iterations)
+    if (o.out) await moveFile(final, o.out)
     const done = { done: true, iterations: result.iterations, inertia: result.inertia, out: o.out ?? null }
     io.stdout.write(
       o.json
@@ -268,6 +278,17 @@ export async function runKmeansCommand(
     return result
   } finally {
     await pool.close()
+    await rm(checkpointDir, { recursive: true, force: true })
+  }
+}
+
+/** Moves `from` to `to` (a rename, or a copy when they are on different file systems). */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+    await copyFile(from, to)
   }
 }
 
