@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { repoRoot, startTestServer, type TestServer } from '../support/server.ts'
 
 // A run's init (computed on the run's worker 0) and `codebook kmeans --init M --seed S` must give
-// the same centroids: both go through the runtime's initOnPool. Compared end to end, each
+// the same centroids: both go through the runtime's initToCheckpoint. Compared end to end, each
 // method, on the ONNX kernel (k-means++ and k-means|| run their distance blocks on it).
 
 const exec = promisify(execFile)

@@ -11,15 +11,21 @@ import { authHeaders, makeTempHome, testConfig } from '../test-support/test-serv
 const data = makeVectors(20_000, 16, 12)
 const params = { k: 48, maxIterations: 8, workers: 2, kernel: 'reference', tol: 0, seed: 3 }
 
-/** Max |a − b| over max |a|: the relative difference of two centroid sets. */
-function relativeDiff(a: Float32Array, b: Float32Array): number {
-  let diff = 0
-  let scale = 0
-  for (let i = 0; i < a.length; i++) {
-    diff = Math.max(diff, Math.abs(a[i]! - b[i]!))
-    scale = Math.max(scale, Math.abs(a[i]!))
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
   }
-  return diff / scale
+}
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
 }
 
 describe('resuming runs', () => {
@@ -76,28 +82,76 @@ describe('resuming runs', () => {
     expect((await post('/api/runs/nope/resume')).status).toBe(404)
   })
 
-  it('resumes a run cut off by a server stop to the undisturbed centroids, numbering iterations and seq on', async () => {
+  /**
+   * Starts a run and freezes its workers (SIGSTOP) as soon as iteration 2 is reported: the run
+   * cannot reach iteration 8 before the test acts, however fast this machine is. Returns the run
+   * and the frozen workers' PIDs.
+   */
+  async function startFrozen(): Promise<{ run: Run; pids: number[] }> {
     const run = Run.parse(await (await post('/api/runs', { datasetId, ...params })).json())
-    // Freeze the workers (SIGSTOP) as soon as iteration 2 is reported: the run cannot reach
-    // iteration 8 before the server stops, however fast this machine is.
     const socket = eventClient(server.url)
-    let frozen = false
+    let pids: number[] | null = null
     socket.on(socketEvents.runEvent, (e) => {
-      if (frozen || e.type !== 'iteration' || IterationReport.parse(e.data).iteration < 2) return
-      frozen = true
-      for (const pid of server.app.runs.workerPids(run.id)) process.kill(pid, 'SIGSTOP')
+      if (pids || e.type !== 'iteration' || IterationReport.parse(e.data).iteration < 2) return
+      pids = server.app.runs.workerPids(run.id)
+      for (const pid of pids) process.kill(pid, 'SIGSTOP')
     })
     try {
       await connected(socket)
       expect(await socket.emitWithAck(socketEvents.runJoin, { runId: run.id, lastSeq: 0 })).toMatchObject({
         ok: true,
       })
-      const deadline = Date.now() + 20_000
-      while (!frozen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-      expect(frozen).toBe(true)
+      await until(() => pids !== null, 'iteration 2')
     } finally {
       socket.close()
     }
+    expect(pids!).toHaveLength(params.workers)
+    return { run, pids: pids! }
+  }
+
+  async function iterationsOf(runId: string): Promise<IterationReport[]> {
+    const { events } = RunEventList.parse(
+      await (await fetch(`${server.url}/api/runs/${runId}/events`)).json(),
+    )
+    return events.filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))
+  }
+
+  for (const killed of [1, 2]) {
+    it(`${killed === 1 ? 'a worker' : 'both workers'} killed mid-run: replaced, re-run from the checkpoint, the undisturbed vocabulary bit for bit`, async () => {
+      const { run, pids } = await startFrozen()
+      for (const pid of pids.slice(0, killed)) process.kill(pid, 'SIGKILL')
+      for (const pid of pids.slice(killed)) process.kill(pid, 'SIGCONT')
+      const done = await server.app.runs.settled(run.id)
+      expect(done).toMatchObject({ status: 'succeeded', iteration: 8 })
+      expect(Array.from(await readVocabulary(done.vocabularyId!))).toEqual(Array.from(reference))
+      const reports = await iterationsOf(run.id)
+      expect(reports.map((r) => r.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect(reports.reduce((sum, r) => sum + r.restarts, 0)).toBeGreaterThanOrEqual(1)
+    })
+  }
+
+  it('a killed driver process fails the run (RUN_DRIVER_CRASHED), not the server; the run resumes to the undisturbed vocabulary', async () => {
+    const { run, pids } = await startFrozen()
+    const driver = server.app.runs.driverPid(run.id)
+    expect(driver).toBeDefined()
+    process.kill(driver!, 'SIGKILL')
+    for (const pid of pids) process.kill(pid, 'SIGCONT')
+    const failed = await server.app.runs.settled(run.id)
+    expect(failed.status).toBe('failed')
+    expect(failed.error?.code).toBe('RUN_DRIVER_CRASHED')
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    // Its workers lose their driver and exit.
+    await until(() => pids.every((pid) => !isAlive(pid)), 'the workers to exit')
+
+    expect((await post(`/api/runs/${run.id}/resume`)).status).toBe(200)
+    const done = await server.app.runs.settled(run.id)
+    expect(done).toMatchObject({ status: 'succeeded', iteration: 8 })
+    expect(Array.from(await readVocabulary(done.vocabularyId!))).toEqual(Array.from(reference))
+    expect((await iterationsOf(run.id)).map((r) => r.iteration)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+  })
+
+  it('resumes a run cut off by a server stop to the undisturbed centroids, numbering iterations and seq on', async () => {
+    const { run } = await startFrozen()
 
     // Graceful stop (the stopped workers are killed by the pool), then a new server on the same home.
     await server.close()
@@ -113,7 +167,7 @@ describe('resuming runs', () => {
     expect(Run.parse(await res.json())).toMatchObject({ status: 'queued', error: null })
     const done = await server.app.runs.settled(run.id)
     expect(done).toMatchObject({ status: 'succeeded', iteration: 8 })
-    expect(relativeDiff(reference, await readVocabulary(done.vocabularyId!))).toBeLessThanOrEqual(1e-5)
+    expect(Array.from(await readVocabulary(done.vocabularyId!))).toEqual(Array.from(reference))
 
     const { events } = RunEventList.parse(
       await (await fetch(`${server.url}/api/runs/${run.id}/events`)).json(),
