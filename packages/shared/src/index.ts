@@ -60,6 +60,8 @@ export {
 } from './plans.ts'
 export {
   AggregationField,
+  hnswBounds,
+  hnswScalarTypes,
   legacyAggregationAliases,
   runAggregations,
   runAlgorithms,
@@ -69,6 +71,7 @@ export {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runEncodings,
   runPartials,
   runReductions,
 } from './run-defaults.ts'
@@ -78,6 +81,7 @@ export {
   assignmentFormats,
   CreateRun,
   DEFAULT_INIT_METHOD,
+  RunHnsw,
   InitMethod,
   IterationReport,
   initMethods,

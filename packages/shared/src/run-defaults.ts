@@ -62,6 +62,18 @@ export const runApproximateSearches = ['index', 'walk'] as const
 export const runPartials = ['exact', 'float32'] as const
 
 /**
+ * How the centroids travel in the broadcast: `float32` (exact), `float16` (half the bytes) or
+ * `uint8` (a quarter, plus a per-centroid header); the lossy ones within the bounds of docs/runtime.md.
+ */
+export const runEncodings = ['float32', 'float16', 'uint8'] as const
+
+/** Scalar type of the approximate assignment's HNSW index over the centroids (usearch). */
+export const hnswScalarTypes = ['f32', 'f16', 'i8'] as const
+
+/** Bounds of an approximate run's HNSW settings (`CreateRun.hnsw`). */
+export const hnswBounds = { connectivity: 256, expansion: 4096, walkDegree: 1024, recallSample: 100_000 } as const
+
+/**
  * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is
  * the fast one (the what-if simulator's default map throughput is measured on it); `reference`
  * (plain TypeScript) is kept for tests and for machines without onnxruntime. `CreateRun` uses
@@ -81,6 +93,7 @@ export const runDefaults = {
   assignment: 'exact',
   approximateSearch: 'index',
   partials: 'exact',
+  encoding: 'float32',
   kernel: 'onnx',
   seed: 1,
 } as const

@@ -2,6 +2,8 @@ import { z } from 'zod'
 import { RunLaunch, RunLauncher, SlurmLaunch } from './launchers.ts'
 import {
   AggregationField,
+  hnswBounds,
+  hnswScalarTypes,
   runAggregations,
   runAlgorithms,
   runApproximateSearches,
@@ -10,6 +12,7 @@ import {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runEncodings,
   runPartials,
   runReductions,
 } from './run-defaults.ts'
@@ -143,6 +146,23 @@ export type InitMethod = z.infer<typeof InitMethod>
 /** The init of the CLI and the server when none is given (k-means++, so old seeds keep their centroids). */
 export const DEFAULT_INIT_METHOD: InitMethod = 'kmeans++'
 
+/** HNSW settings of an approximate run; each absent one takes the runtime's default (`docs/runtime.md`). */
+export const RunHnsw = z.strictObject({
+  /** Graph degree of the index (`--hnsw-connectivity`). */
+  connectivity: z.number().int().min(2).max(hnswBounds.connectivity).optional(),
+  /** Candidates kept while searching (`--hnsw-expansion`). */
+  expansion: z.number().int().positive().max(hnswBounds.expansion).optional(),
+  /** Scalar type of the index (`--hnsw-scalar`). */
+  scalar: z.enum(hnswScalarTypes).optional(),
+  /** Neighbours per centroid of the walk's graph (`--walk-degree`). */
+  walkDegree: z.number().int().positive().max(hnswBounds.walkDegree).optional(),
+  /** Recall floor of the walk (`--walk-min-recall`). */
+  walkMinRecall: z.number().min(0).max(1).optional(),
+  /** Points per map task in the recall check (`--recall-sample`). */
+  recallSample: z.number().int().nonnegative().max(hnswBounds.recallSample).optional(),
+})
+export type RunHnsw = z.infer<typeof RunHnsw>
+
 /**
  * Body of `POST /api/runs`: the `codebook kmeans` flags in camelCase (same defaults, except the
  * kernel: the server defaults to `onnx`). The init method is seeded by `seed`.
@@ -170,6 +190,10 @@ export const CreateRun = z.object({
   approximateSearch: z.enum(runApproximateSearches).default(runDefaults.approximateSearch),
   /** Encoding of the partial sums on the wire (see {@link runPartials}). */
   partials: z.enum(runPartials).default(runDefaults.partials),
+  /** Encoding of the centroid broadcast (see {@link runEncodings}); `codebook kmeans --encoding`. */
+  encoding: z.enum(runEncodings).default(runDefaults.encoding),
+  /** With `approximate`: the HNSW index's and the walk's settings (the CLI's `--hnsw-*`, `--walk-*`, `--recall-sample`). */
+  hnsw: RunHnsw.optional(),
   /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
   kernel: z
     .string()

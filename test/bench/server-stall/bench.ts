@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,6 +30,12 @@ const { values: args } = parseArgs({
     /** Rows of the generated HOG text upload (d = 128, gzipped); 0 skips the import phase. */
     'hog-rows': { type: 'string', default: '200000' },
     'interval-ms': { type: 'string', default: '10' },
+    /** An existing n × d float32 `.npy` to upload instead of generating one (its shape wins over --n, --d). */
+    data: { type: 'string' },
+    workers: { type: 'string', default: '1' },
+    iterations: { type: 'string', default: '1' },
+    /** More run parameters, as JSON (merged into the `POST /api/runs` body). */
+    run: { type: 'string', default: '{}' },
   },
 })
 const n = Number(args.n)
@@ -82,9 +88,20 @@ async function startServerProcess(home: string): Promise<{ url: string; child: C
   throw new Error('server did not answer /api/health within 30 s')
 }
 
-/** Samples GET /api/health back to back, `interval` ms apart, until `stop()`. */
-function sampleHealth(url: string, interval: number, t0: number) {
+/** Resident set of process `pid` now, MiB (`VmRSS` of /proc/PID/status). */
+async function rssMib(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN)
+  return Math.round(kb / 1024)
+}
+
+/**
+ * Samples GET /api/health back to back, `interval` ms apart, until `stop()`; with `pid`, that
+ * process's resident set at the same moments.
+ */
+function sampleHealth(url: string, interval: number, t0: number, pid?: number) {
   const samples: Sample[] = []
+  const rss: number[] = []
   let stopped = false
   const loop = (async () => {
     while (!stopped) {
@@ -92,16 +109,24 @@ function sampleHealth(url: string, interval: number, t0: number) {
       const res = await fetch(`${url}/api/health`)
       await res.arrayBuffer()
       samples.push({ at: started - t0, ms: performance.now() - started })
+      if (pid !== undefined) rss.push(await rssMib(pid))
       await new Promise((r) => setTimeout(r, interval))
     }
   })()
   return {
     samples,
+    rss,
     stop: async () => {
       stopped = true
       await loop
     },
   }
+}
+
+/** Min / median / max of RSS samples, MiB. */
+function rssSummary(rss: number[]) {
+  const s = [...rss].sort((a, b) => a - b)
+  return { minMib: s[0], medianMib: s[Math.floor(s.length / 2)], maxMib: s.at(-1) }
 }
 
 function summary(samples: Sample[]) {
@@ -184,8 +209,8 @@ const report: Record<string, unknown> = {
   loadBefore: loadavg().map((l) => Math.round(l * 100) / 100),
 }
 try {
-  const vectors = join(dir, 'vectors.npy')
-  await writeNpyFile(vectors)
+  const vectors = args.data ?? join(dir, 'vectors.npy')
+  if (args.data === undefined) await writeNpyFile(vectors)
   const datasetId = await upload(url, vectors, 'vectors', 'npy')
   const hogRows = Number(args['hog-rows'])
   const hog = join(dir, 'hog.txt.gz')
@@ -193,10 +218,10 @@ try {
 
   // Quiet baseline: nothing running.
   const t0 = performance.now()
-  let sampler = sampleHealth(url, Number(args['interval-ms']), t0)
+  let sampler = sampleHealth(url, Number(args['interval-ms']), t0, child.pid)
   await new Promise((r) => setTimeout(r, 3000))
   await sampler.stop()
-  report.idle = summary(sampler.samples)
+  report.idle = { ...summary(sampler.samples), serverRss: rssSummary(sampler.rss) }
 
   if (hogRows > 0) {
     sampler = sampleHealth(url, Number(args['interval-ms']), t0)
@@ -211,7 +236,7 @@ try {
     }
   }
 
-  sampler = sampleHealth(url, Number(args['interval-ms']), t0)
+  sampler = sampleHealth(url, Number(args['interval-ms']), t0, child.pid)
   const started = performance.now()
   const created = await fetch(`${url}/api/runs`, {
     method: 'POST',
@@ -221,9 +246,10 @@ try {
       k,
       init: args.init,
       kernel: args.kernel,
-      workers: 1,
-      maxIterations: 1,
+      workers: Number(args.workers),
+      maxIterations: Number(args.iterations),
       tol: 0,
+      ...JSON.parse(args.run),
     }),
   })
   if (created.status !== 201) throw new Error(`run: ${created.status} ${await created.text()}`)
@@ -253,6 +279,7 @@ try {
   report.wholeRun = {
     seconds: Math.round(performance.now() - started) / 1000,
     ...summary(sampler.samples),
+    serverRss: rssSummary(sampler.rss),
     // Where the worst requests fell, in ms since the run was posted (the init ends at initEndMs).
     initEndMs: Math.round(initEnd - runStart),
     slowest: [...sampler.samples]

@@ -431,6 +431,7 @@ describe('runs across a restart', () => {
         assignment: 'exact',
         approximateSearch: 'index',
         partials: 'exact',
+        encoding: 'float32',
         kernel: 'reference',
         seed: 1,
         init: 'kmeans++',

@@ -157,8 +157,21 @@ export async function trainRun(job: TrainingJob, ctx: TrainingContext): Promise<
       kernel: p.kernel,
       algorithm: p.algorithm,
       assignment: p.assignment,
-      ...(p.assignment === 'approximate' ? { hnsw: { search: p.approximateSearch } } : {}),
+      ...(p.assignment === 'approximate'
+        ? {
+            hnsw: {
+              search: p.approximateSearch,
+              connectivity: p.hnsw?.connectivity,
+              expansionSearch: p.hnsw?.expansion,
+              scalar: p.hnsw?.scalar,
+              walkDegree: p.hnsw?.walkDegree,
+              walkMinRecall: p.hnsw?.walkMinRecall,
+            },
+            recallSample: p.hnsw?.recallSample,
+          }
+        : {}),
       partials: p.partials,
+      encoding: p.encoding,
       // Workers sharing a host split its cores (as `codebook kmeans`); a worker alone on its host uses all of that host's.
       threadsPerTask:
         new Set(pool.hosts).size === p.workers && launcher !== 'local'

@@ -1,24 +1,20 @@
+import { runAlgorithms, runAssignments } from '@codebook/shared'
 import { UsageError } from '../errors.ts'
 
 /** The assignment algorithm of every map task: brute-force Lloyd or an exact bounded one. */
 export type KmeansAlgorithm = 'lloyd' | 'hamerly' | 'yinyang'
 
 /** How map tasks find each point's centroid: exactly (brute force or bounds) or through an HNSW index. */
-export type KmeansAssignment = 'exact' | 'approximate'
+export type KmeansAssignment = (typeof runAssignments)[number]
 
 /** Every accepted `--assignment` value. */
-export const kmeansAssignments: readonly KmeansAssignment[] = ['exact', 'approximate']
+export const kmeansAssignments: readonly KmeansAssignment[] = runAssignments
 
 /** What `--algorithm` accepts: a {@link KmeansAlgorithm} or `auto` (see {@link chooseAlgorithm}). */
-export type KmeansAlgorithmChoice = KmeansAlgorithm | 'auto'
+export type KmeansAlgorithmChoice = (typeof runAlgorithms)[number]
 
 /** Every accepted `--algorithm` value, for option parsing. */
-export const kmeansAlgorithmChoices: readonly KmeansAlgorithmChoice[] = [
-  'lloyd',
-  'hamerly',
-  'yinyang',
-  'auto',
-]
+export const kmeansAlgorithmChoices: readonly KmeansAlgorithmChoice[] = runAlgorithms
 
 /** Below this k the bounds' bookkeeping costs more than the distances they save. */
 export const AUTO_HAMERLY_MIN_K = 64

@@ -1,4 +1,11 @@
-import { initMethods, runApproximateSearches, runReductions } from '@codebook/shared'
+import {
+  hnswScalarTypes,
+  initMethods,
+  runApproximateSearches,
+  runEncodings,
+  runPartials,
+  runReductions,
+} from '@codebook/shared'
 import { z } from 'zod'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
@@ -44,7 +51,7 @@ export const LoadRequest = z.object({
     .object({
       connectivity: z.number().int().positive().optional(),
       expansionSearch: z.number().int().positive().optional(),
-      scalar: z.enum(['f32', 'f16', 'i8']).optional(),
+      scalar: z.enum(hnswScalarTypes).optional(),
       search: z.enum(runApproximateSearches).optional(),
       walkDegree: z.number().int().positive().max(1024).optional(),
       walkMinRecall: z.number().min(0).max(1).optional(),
@@ -102,12 +109,12 @@ export const TrainRequest = z.object({
   taskCounts: z.array(count),
   timeoutMs: z.number().positive().optional(),
   /** How the root's centroid broadcast is encoded (default float32); every worker decodes it after the broadcast. */
-  encoding: z.enum(['float32', 'float16', 'uint8']).optional(),
+  encoding: z.enum(runEncodings).optional(),
   /**
    * Encoding of the cluster-sum blocks of the regroup, reduce and combine stages (default
    * `exact`: int32 or float64); `float32` rounds non-integer sums (docs/runtime.md, "Float32 partial sums").
    */
-  partials: z.enum(['exact', 'float32']).optional(),
+  partials: z.enum(runPartials).optional(),
 })
 export type TrainRequest = z.infer<typeof TrainRequest>
 

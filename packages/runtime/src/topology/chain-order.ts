@@ -1,7 +1,8 @@
+import { runChainOrders } from '@codebook/shared'
 import type { Rng } from '../random/rng.ts'
 
 /** How a chain broadcast orders its members. */
-export const chainOrderKinds = ['topology', 'rank', 'random'] as const
+export const chainOrderKinds = runChainOrders
 export type ChainOrderKind = (typeof chainOrderKinds)[number]
 
 /**

@@ -1,3 +1,4 @@
+import { runBroadcasts } from '@codebook/shared'
 import { CodebookError } from '../../errors.ts'
 import { type Group, groupIndex, recvFrom, sendTo } from '../group.ts'
 import { broadcastBucket } from './bucket.ts'
@@ -5,9 +6,38 @@ import { broadcastChain } from './chain.ts'
 import { broadcastMst } from './mst.ts'
 import { broadcastSimple } from './simple.ts'
 
-/** Broadcast algorithms, by CLI/API name. */
-export const broadcastAlgorithms = ['simple', 'mst', 'bucket', 'chain'] as const
+/** Broadcast algorithms, by CLI/API name: the one list of `@codebook/shared`. */
+export const broadcastAlgorithms = runBroadcasts
 export type BroadcastAlgorithm = (typeof broadcastAlgorithms)[number]
+
+/** One broadcast algorithm: resolves at every member to the root's bytes (and, for the chain, who was routed around). */
+type Broadcaster = (
+  g: Group,
+  root: number,
+  data: Uint8Array | null,
+  opts: BroadcastOptions,
+) => Promise<BroadcastResult>
+
+const whole =
+  (run: (g: Group, root: number, data: Uint8Array | null) => Promise<Uint8Array>): Broadcaster =>
+  async (g, root, data) => ({ data: await run(g, root, data), skipped: [] })
+
+/** Every algorithm of the shared list, checked at compile time. */
+const broadcasters = {
+  simple: whole(broadcastSimple),
+  mst: whole(broadcastMst),
+  bucket: whole(broadcastBucket),
+  chain(g, root, data, opts) {
+    const p = g.ranks.length
+    const order = opts.order ?? Array.from({ length: p }, (_, i) => (root + i) % p)
+    if (order[0] !== root || order.length !== p)
+      throw new CodebookError(
+        'CHAIN_ORDER_INVALID',
+        `chain order must start at the root ${root} and list ${p} members`,
+      )
+    return broadcastChain(g, order, data)
+  },
+} satisfies Record<BroadcastAlgorithm, Broadcaster>
 
 /** Step id of acknowledgement messages: far above any data step an algorithm uses. */
 const ACK_STEP = 0xffff
@@ -46,30 +76,10 @@ export async function broadcast(
   const p = g.ranks.length
   if (me === root && !data)
     throw new CodebookError('BROADCAST_NO_DATA', 'the broadcast root was given no data')
-  let result: BroadcastResult
-  switch (opts.algorithm) {
-    case 'simple':
-      result = { data: await broadcastSimple(g, root, data), skipped: [] }
-      break
-    case 'mst':
-      result = { data: await broadcastMst(g, root, data), skipped: [] }
-      break
-    case 'bucket':
-      result = { data: await broadcastBucket(g, root, data), skipped: [] }
-      break
-    case 'chain': {
-      const order = opts.order ?? Array.from({ length: p }, (_, i) => (root + i) % p)
-      if (order[0] !== root || order.length !== p)
-        throw new CodebookError(
-          'CHAIN_ORDER_INVALID',
-          `chain order must start at the root ${root} and list ${p} members`,
-        )
-      result = await broadcastChain(g, order, data)
-      break
-    }
-    default:
-      throw new CodebookError('BROADCAST_UNKNOWN', `unknown broadcast algorithm '${String(opts.algorithm)}'`)
-  }
+  const run = Object.hasOwn(broadcasters, opts.algorithm) ? broadcasters[opts.algorithm] : undefined
+  if (!run)
+    throw new CodebookError('BROADCAST_UNKNOWN', `unknown broadcast algorithm '${String(opts.algorithm)}'`)
+  const result = await run(g, root, data, opts)
   if (opts.ackWindowMs === undefined || p === 1) return result
   if (me !== root) {
     await sendTo(g, root, ACK_STEP, new Uint8Array(Int32Array.from(result.skipped).buffer))

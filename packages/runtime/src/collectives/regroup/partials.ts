@@ -1,3 +1,4 @@
+import { runPartials } from '@codebook/shared'
 import type { EncodedBlock } from './combiner.ts'
 
 /**
@@ -45,9 +46,9 @@ const FLOAT32_MAX = 3.4028234663852886e38
  * float64) or `float32` (int32 when exact, else float32 sums with exact counts, else float64).
  * The float32 error bound is in `docs/runtime.md`, "Float32 partial sums".
  */
-export type PartialsEncoding = 'exact' | 'float32'
+export type PartialsEncoding = (typeof runPartials)[number]
 /** Every partials encoding, for flags and schemas. */
-export const partialsEncodings: readonly PartialsEncoding[] = ['exact', 'float32']
+export const partialsEncodings: readonly PartialsEncoding[] = runPartials
 
 /** The value type of one encoded block. */
 export type ValueKind = 'int32' | 'float32' | 'float64'

@@ -1,4 +1,4 @@
-import { legacyAggregationAliases } from '@codebook/shared'
+import { legacyAggregationAliases, runAggregations } from '@codebook/shared'
 import { CodebookError } from '../../errors.ts'
 import { allGather } from '../all-gather.ts'
 import { allReduceSum } from '../all-reduce.ts'
@@ -22,7 +22,7 @@ import { ringReduceScatter } from './ring-reduce-scatter.ts'
  * Before 2026-11-25 `three-stage` named today's `ring` and `local` today's `three-stage`; stored
  * runs were migrated, and `local` is still read as `three-stage` ({@link parseAggregation}).
  */
-export const aggregationModes = ['direct', 'three-stage', 'ring', 'allreduce'] as const
+export const aggregationModes = runAggregations
 export type AggregationMode = (typeof aggregationModes)[number]
 
 /** Old names still accepted on input, and what they mean now. */

@@ -1,14 +1,14 @@
 import { availableParallelism } from 'node:os'
-import { runApproximateSearches } from '@codebook/shared'
+import { hnswScalarTypes, runApproximateSearches } from '@codebook/shared'
 import { Index, MetricKind, ScalarKind } from 'usearch'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { type CentroidGraph, graphFromNearest, walkNearest } from './centroid-graph.ts'
 
 /** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
-export type HnswScalar = 'f32' | 'f16' | 'i8'
+export type HnswScalar = (typeof hnswScalarTypes)[number]
 /** Every index scalar, for flags and schemas. */
-export const hnswScalars: readonly HnswScalar[] = ['f32', 'f16', 'i8']
+export const hnswScalars: readonly HnswScalar[] = hnswScalarTypes
 
 /** Tuning of the HNSW index over the centroids (usearch). */
 export interface HnswOptions {

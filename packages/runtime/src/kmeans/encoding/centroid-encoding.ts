@@ -1,11 +1,12 @@
+import { runEncodings } from '@codebook/shared'
 import { UsageError } from '../../errors.ts'
 import { float16BitsToFloat32, float32ToFloat16Bits } from './float16.ts'
 
 /** How centroids travel in the broadcast: float32 (exact), float16 (half the bytes) or uint8 (a quarter, plus a header). */
-export type CentroidEncoding = 'float32' | 'float16' | 'uint8'
+export type CentroidEncoding = (typeof runEncodings)[number]
 
 /** Every encoding, for option parsing. */
-export const CENTROID_ENCODINGS: readonly CentroidEncoding[] = ['float32', 'float16', 'uint8']
+export const CENTROID_ENCODINGS: readonly CentroidEncoding[] = runEncodings
 
 /**
  * The stated worst-case error of each encoding, per decoded value v of an original x:
