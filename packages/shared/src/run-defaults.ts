@@ -71,7 +71,12 @@ export const runEncodings = ['float32', 'float16', 'uint8'] as const
 export const hnswScalarTypes = ['f32', 'f16', 'i8'] as const
 
 /** Bounds of an approximate run's HNSW settings (`CreateRun.hnsw`). */
-export const hnswBounds = { connectivity: 256, expansion: 4096, walkDegree: 1024, recallSample: 100_000 } as const
+export const hnswBounds = {
+  connectivity: 256,
+  expansion: 4096,
+  walkDegree: 1024,
+  recallSample: 100_000,
+} as const
 
 /**
  * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is

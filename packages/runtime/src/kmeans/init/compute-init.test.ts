@@ -10,7 +10,8 @@ import { generateBlobs } from '../accel/test-support/blobs.ts'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { createOrtKernel } from '../kernels/ort-kernel.ts'
 import { assignReference, rowDistanceSq } from '../kernels/reference-kernel.ts'
-import { computeInit, INIT_METHODS } from './compute-init.ts'
+import { computeInit, INIT_METHODS, initFromFile } from './compute-init.ts'
+import { INIT_SAMPLE_ROWS } from './init-sample.ts'
 import { kmeansPlusPlus } from './kmeans-plus-plus.ts'
 import { initOnPool } from './pool-init.ts'
 import { weightedKmeansPlusPlus } from './weighted-kmeans-plus-plus.ts'
@@ -135,6 +136,39 @@ describe('initOnPool', () => {
       })
     } finally {
       await pool.close()
+    }
+  })
+})
+
+describe('initFromFile beyond the init sample', () => {
+  it('a random init of k > the 100,000-row sample draws k distinct rows of the whole file; k-means++ there is refused, naming random', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codebook-init-big-'))
+    try {
+      // 2n rows, every row a distinct integer pair: a centroid copied from a row names its row.
+      const n = 2 * INIT_SAMPLE_ROWS + 10
+      const d = 2
+      const rows = new Float32Array(n * d)
+      for (let i = 0; i < n; i++) {
+        rows[i * d] = i
+        rows[i * d + 1] = -i
+      }
+      const file = join(dir, 'big.npy')
+      await writeNpy(file, rows, n, d)
+      const k = INIT_SAMPLE_ROWS + 5_000
+      const { centroids } = await initFromFile({ file, method: 'random', k, seed: 3 })
+      const picked = new Set<number>()
+      for (let j = 0; j < k; j++) {
+        const i = centroids[j * d]!
+        expect(Number.isInteger(i) && i >= 0 && i < n && centroids[j * d + 1] === -i).toBe(true)
+        picked.add(i)
+      }
+      expect(picked.size).toBe(k)
+      await expect(initFromFile({ file, method: 'kmeans++', k, seed: 3 })).rejects.toMatchObject({
+        code: 'KMEANS_BAD_K',
+        message: expect.stringMatching(/init random samples k rows/),
+      })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })

@@ -71,13 +71,18 @@ export async function initFromFile(
   const f = await openNpy(req.file)
   let sample: { rows: Float32Array; m: number }
   try {
-    sample = await sampleInitRows(f, req.seed)
+    // A random init draws k rows, so its sample holds at least k (a million-word vocabulary
+    // starts from a million rows); the others keep the bounded sample (k-means++ is O(k² · d) there).
+    sample = await sampleInitRows(f, req.seed, req.method === 'random' ? req.k : 0)
   } finally {
     await f.close()
   }
   const { rows, m } = sample
   if (req.k > m)
-    throw new UsageError('KMEANS_BAD_K', `k = ${req.k} exceeds the ${m} vectors the init samples`)
+    throw new UsageError(
+      'KMEANS_BAD_K',
+      `k = ${req.k} exceeds the ${m} vectors the ${req.method} init samples${req.method === 'random' ? '' : ' (init random samples k rows)'}`,
+    )
   // Random needs no kernel: it would pay the kernel's start-up (ORT sessions) for nothing.
   const kernel =
     req.method !== 'random'

@@ -7,14 +7,19 @@ export const INIT_SAMPLE_ROWS = 100_000
 /**
  * The rows an init method runs on: an even, seeded stride over an open `.npy` (every row when
  * n ≤ {@link INIT_SAMPLE_ROWS}), widened to float32. The CLI and the server both start from it,
- * so a run and `codebook kmeans --seed S` begin from the same centroids.
+ * so a run and `codebook kmeans --seed S` begin from the same centroids. With `atLeast` above
+ * the default sample the stride is ⌊n / atLeast⌋, so the sample holds at least that many rows.
  */
 export async function sampleInitRows(
   f: Pick<OpenNpy, 'n' | 'd' | 'readRows'>,
   seed: number,
+  atLeast = 0,
 ): Promise<{ rows: Float32Array; m: number }> {
   const { n, d } = f
-  const stride = Math.max(1, Math.ceil(n / INIT_SAMPLE_ROWS))
+  const stride =
+    atLeast > INIT_SAMPLE_ROWS
+      ? Math.max(1, Math.floor(n / atLeast))
+      : Math.max(1, Math.ceil(n / INIT_SAMPLE_ROWS))
   // The offset has its own stream, so an init over a small (unsampled) dataset sees exactly
   // createRng(seed), the same init a library caller gets with the same seed.
   const offset = createRng(seed ^ 0x5bd1e995).int(stride)
