@@ -170,6 +170,7 @@ export type { LloydResult } from './kmeans/lloyd-reference.ts'
 export { lloydReference } from './kmeans/lloyd-reference.ts'
 export type { KmeansData, KmeansRunOptions, KmeansRunResult } from './kmeans/run-kmeans.ts'
 export { initToCheckpoint, runKmeans } from './kmeans/run-kmeans.ts'
+export { kmeansOptionsOf, threadsPerTaskOf } from './kmeans/run-spec.ts'
 export { updateCentroids } from './kmeans/update-centroids.ts'
 // The network lab (Linux, root): namespaces, shaped links, broadcasts timed beside the simulator.
 export {

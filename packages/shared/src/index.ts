@@ -75,7 +75,7 @@ export {
   runPartials,
   runReductions,
 } from './run-defaults.ts'
-export type { CreateRunInput } from './runs.ts'
+export type { CreateRunInput, KmeansSpec } from './runs.ts'
 export {
   AssignmentFormat,
   assignmentFormats,

@@ -235,6 +235,29 @@ export const RunParams = CreateRun.extend({
 })
 export type RunParams = z.infer<typeof RunParams>
 
+/**
+ * What a run's K-means does, apart from its data, init and placement: the fields the runtime's
+ * `kmeansOptionsOf` turns into `runKmeans` options, for the server's runs and the CLI alike.
+ */
+export type KmeansSpec = Pick<
+  RunParams,
+  | 'maxIterations'
+  | 'tol'
+  | 'slots'
+  | 'broadcast'
+  | 'chainOrder'
+  | 'aggregation'
+  | 'reduction'
+  | 'algorithm'
+  | 'assignment'
+  | 'approximateSearch'
+  | 'hnsw'
+  | 'partials'
+  | 'encoding'
+  | 'kernel'
+  | 'seed'
+>
+
 /** A K-means run as stored and served by `/api/runs`. */
 export const Run = z.object({
   id: z.string(),

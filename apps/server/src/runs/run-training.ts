@@ -5,10 +5,12 @@ import {
   CodebookError,
   checkpointFile,
   initToCheckpoint,
+  kmeansOptionsOf,
   openNpy,
   rackOfHost,
   runKmeans,
   type SpawnWorker,
+  threadsPerTaskOf,
 } from '@codebook/runtime'
 import type { IterationReport, Run, Topology } from '@codebook/shared'
 import { type LaunchSettings, startRunPool } from './run-launch.ts'
@@ -140,43 +142,14 @@ export async function trainRun(job: TrainingJob, ctx: TrainingContext): Promise<
     signal.throwIfAborted()
     const progress = progressReporter(p.maxIterations, offset, report)
     const result = await runKmeans(pool, {
+      ...kmeansOptionsOf(p),
       data: { kind: 'npy', file: job.dataFile, n, d },
       checkpointDir: runDir,
       from: offset,
-      maxIterations: p.maxIterations,
-      tol: p.tol,
       // The checkpointed iteration's inertia, so the first resumed iteration can stop on tol as the
       // undisturbed run would (with tol 0 it cannot: every vector counts as reassigned once).
       previousInertia: offset > 0 ? (run.inertia ?? undefined) : undefined,
-      slots: p.slots,
-      broadcast: p.broadcast,
-      chainOrder: p.chainOrder,
-      aggregation: p.aggregation,
-      reduction: p.reduction,
-      seed: p.seed,
-      kernel: p.kernel,
-      algorithm: p.algorithm,
-      assignment: p.assignment,
-      ...(p.assignment === 'approximate'
-        ? {
-            hnsw: {
-              search: p.approximateSearch,
-              connectivity: p.hnsw?.connectivity,
-              expansionSearch: p.hnsw?.expansion,
-              scalar: p.hnsw?.scalar,
-              walkDegree: p.hnsw?.walkDegree,
-              walkMinRecall: p.hnsw?.walkMinRecall,
-            },
-            recallSample: p.hnsw?.recallSample,
-          }
-        : {}),
-      partials: p.partials,
-      encoding: p.encoding,
-      // Workers sharing a host split its cores (as `codebook kmeans`); a worker alone on its host uses all of that host's.
-      threadsPerTask:
-        new Set(pool.hosts).size === p.workers && launcher !== 'local'
-          ? undefined
-          : Math.max(1, Math.floor(availableParallelism() / p.workers)),
+      threadsPerTask: threadsPerTaskOf(pool.hosts, p.workers, launcher === 'local'),
       now: () => performance.now(),
       readCentroids: false,
       onIteration: async (r: IterationReport) => {

@@ -1,7 +1,7 @@
 import { copyFile, mkdtemp, rename, rm } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type IterationReport, runDefaults, type Topology } from '@codebook/shared'
+import { type IterationReport, type KmeansSpec, runDefaults, type Topology } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
 import { type ReductionChoice, reductionChoices } from '../../collectives/reduce/reduce.ts'
@@ -20,7 +20,6 @@ import {
   approximateSearches,
   DEFAULT_HNSW,
   DEFAULT_WALK_MIN_RECALL,
-  type HnswOptions,
   type HnswScalar,
   hnswScalars,
 } from '../../kmeans/accel/approximate.ts'
@@ -36,6 +35,7 @@ import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding
 import { DEFAULT_INIT_METHOD, INIT_METHODS, isInitMethod } from '../../kmeans/init/compute-init.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { initToCheckpoint, type KmeansRunResult, runKmeans } from '../../kmeans/run-kmeans.ts'
+import { kmeansOptionsOf, threadsPerTaskOf } from '../../kmeans/run-spec.ts'
 import { planNodeNames, readPlanFile } from '../../mapping/plan-file.ts'
 import { type ChainOrderKind, chainOrderKinds } from '../../topology/chain-order.ts'
 import { mappedWorkerRacks, readTopology, workerRacks } from '../../topology/load-topology.ts'
@@ -150,18 +150,6 @@ export interface HnswFlags {
   walkMinRecall?: number
 }
 
-/** The HNSW tuning the flags give (undefined fields: the defaults of accel/approximate.ts). */
-export function hnswOf(o: HnswFlags): HnswOptions {
-  return {
-    connectivity: o.hnswConnectivity,
-    expansionSearch: o.hnswExpansion,
-    scalar: o.hnswScalar,
-    search: o.approximateSearch,
-    walkDegree: o.walkDegree,
-    walkMinRecall: o.walkMinRecall,
-  }
-}
-
 /** Adds the graph-walk flags of the approximate assignment to `command`. */
 export function walkOptions(command: Command): Command {
   return command
@@ -239,29 +227,15 @@ export async function runKmeansCommand(
         checkpointDir,
       )
     const result = await runKmeans(pool, {
+      ...kmeansOptionsOf(specOf(o, aggregation)),
       data: { kind: 'npy', file: o.data, n, d },
       ...(fromFile ? { init: fromFile } : {}),
       checkpointDir,
-      maxIterations: o.iterations,
-      tol: o.tol,
-      slots: o.slots,
-      broadcast: o.broadcast,
-      chainOrder: o.chainOrder,
-      aggregation,
-      reduction: o.reduction,
-      seed: o.seed,
-      kernel: o.kernel,
-      algorithm: o.algorithm,
-      assignment: o.assignment,
-      encoding: o.encoding,
-      partials: o.partials,
-      hnsw: hnswOf(o),
-      recallSample: o.recallSample,
       // Locally spawned workers share this machine: split its cores between the workers. Not
       // between slots too: onnxruntime-node runs a session synchronously on the worker's JS
       // thread, so a worker's map tasks run one after another (measured at 100k × 512 × 1,000,
       // 2 cores: 2 slots × 1 thread 1.31 s per map stage, 1 slot × 2 threads 0.93 s).
-      threadsPerTask: Math.max(1, Math.floor(availableParallelism() / o.workers)),
+      threadsPerTask: threadsPerTaskOf(pool.hosts, o.workers, true),
       now: () => performance.now(),
       onIteration: (r) => io.stdout.write(o.json ? `${JSON.stringify(r)}\n` : humanLine(r)),
       // With --out the last checkpoint is moved there, never read into this process.
@@ -289,6 +263,34 @@ async function moveFile(from: string, to: string): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
     await copyFile(from, to)
+  }
+}
+
+/** The run spec the flags give: the same shape as a server run's params (`KmeansSpec`), so both reach the runtime alike. */
+function specOf(o: KmeansCommandOptions, aggregation: AggregationMode): KmeansSpec {
+  return {
+    maxIterations: o.iterations,
+    tol: o.tol,
+    slots: o.slots,
+    broadcast: o.broadcast,
+    chainOrder: o.chainOrder,
+    aggregation,
+    reduction: o.reduction ?? runDefaults.reduction,
+    seed: o.seed,
+    kernel: o.kernel,
+    algorithm: o.algorithm ?? runDefaults.algorithm,
+    assignment: o.assignment ?? runDefaults.assignment,
+    approximateSearch: o.approximateSearch ?? runDefaults.approximateSearch,
+    hnsw: {
+      connectivity: o.hnswConnectivity,
+      expansion: o.hnswExpansion,
+      scalar: o.hnswScalar,
+      walkDegree: o.walkDegree,
+      walkMinRecall: o.walkMinRecall,
+      recallSample: o.recallSample,
+    },
+    partials: o.partials ?? runDefaults.partials,
+    encoding: o.encoding ?? runDefaults.encoding,
   }
 }
 
