@@ -2,31 +2,11 @@ import { availableParallelism } from 'node:os'
 import type { KmeansSpec } from '@codebook/shared'
 import type { KmeansRunOptions } from './run-kmeans.ts'
 
-/** The options of {@link runKmeans} that a run's spec decides. */
-export type SpecOptions = Pick<
-  KmeansRunOptions,
-  | 'maxIterations'
-  | 'tol'
-  | 'slots'
-  | 'broadcast'
-  | 'chainOrder'
-  | 'aggregation'
-  | 'reduction'
-  | 'seed'
-  | 'kernel'
-  | 'algorithm'
-  | 'assignment'
-  | 'hnsw'
-  | 'recallSample'
-  | 'encoding'
-  | 'partials'
->
-
 /**
  * The `runKmeans` options of a run spec (`KmeansSpec` of `@codebook/shared`: a server run's
  * params, or the CLI's flags): the one place the spec's names meet the runtime's.
  */
-export function kmeansOptionsOf(spec: KmeansSpec): SpecOptions {
+export function kmeansOptionsOf(spec: KmeansSpec) {
   const hnsw = spec.hnsw ?? {}
   return {
     maxIterations: spec.maxIterations,
@@ -51,7 +31,7 @@ export function kmeansOptionsOf(spec: KmeansSpec): SpecOptions {
     recallSample: hnsw.recallSample,
     encoding: spec.encoding,
     partials: spec.partials,
-  }
+  } satisfies Partial<KmeansRunOptions>
 }
 
 /**
