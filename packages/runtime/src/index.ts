@@ -38,6 +38,7 @@ export {
   regroup,
 } from './collectives/regroup/regroup.ts'
 export type { BroadcastScheduleAlgorithm } from './collectives/schedules/broadcast-schedule.ts'
+export { broadcastPlan } from './collectives/schedules/broadcast-schedule.ts'
 export type { RegroupSchedules } from './collectives/schedules/regroup-schedule.ts'
 export { centroidBlocks, regroupSchedule } from './collectives/schedules/regroup-schedule.ts'
 export type { ColumnStats } from './column-stats/run-column-stats.ts'

@@ -1,7 +1,7 @@
 import {
   type BroadcastScheduleAlgorithm,
+  broadcastPlan,
   buildClusterNetwork,
-  type ChainOrderKind,
   chainOrder,
   clusterFromTopology,
   createRng,
@@ -44,17 +44,6 @@ export const MAX_SIMULATED_MESSAGES = 4_000_000
  * (`ring`, `allreduce`) keep p flows in flight and are not limited beyond the messages.
  */
 export const MAX_ALL_TO_ALL_NODES = 400
-
-/** The schedule algorithm and member order behind each simulated broadcast name (as the CLI's). */
-export function planBroadcast(name: SimulatedBroadcast): {
-  algorithm: BroadcastScheduleAlgorithm
-  order: ChainOrderKind
-} {
-  if (name === 'chain') return { algorithm: 'chain', order: 'topology' }
-  if (name === 'chain-rank') return { algorithm: 'chain', order: 'rank' }
-  if (name === 'chain-random') return { algorithm: 'chain', order: 'random' }
-  return { algorithm: name, order: 'rank' }
-}
 
 /** Messages the broadcast schedule of `algorithm` has for p nodes (each chunk is one message). */
 export function broadcastMessages(
@@ -105,7 +94,7 @@ export function checkBroadcastRequest(topology: Topology, r: SimulateBroadcastRe
   let messages = 0
   for (const p of counts)
     for (const name of r.algorithms ?? DEFAULT_SIMULATED_BROADCASTS)
-      messages += broadcastMessages(planBroadcast(name).algorithm, p, r.bytes, chunk)
+      messages += broadcastMessages(broadcastPlan(name).algorithm, p, r.bytes, chunk)
   checkMessages(messages, 'this broadcast comparison')
 }
 
@@ -123,7 +112,7 @@ export function simulateBroadcasts(topology: Topology, r: SimulateBroadcastReque
     const { spec, racks } = clusterFromTopology(topology, nodes)
     const network = buildClusterNetwork(spec)
     for (const name of r.algorithms ?? DEFAULT_SIMULATED_BROADCASTS) {
-      const { algorithm, order } = planBroadcast(name)
+      const { algorithm, order } = broadcastPlan(name)
       const members = chainOrder(order, racks, 0, createRng(r.seed ?? 1))
       const p = simulateBroadcast(network, algorithm, members, r.bytes, chunk, startup)
       rows.push({
@@ -173,7 +162,7 @@ export function checkKmeansRequest(topology: Topology, w: KmeansWhatIf): void {
       'SIM_TOO_LARGE',
       `the ${aggregation} regroup over ${p} nodes is an all-to-all of ${p * p} simultaneous flows; the simulator takes up to ${MAX_ALL_TO_ALL_NODES} nodes for it: use aggregation ring or allreduce, or fewer nodes`,
     )
-  const { algorithm } = planBroadcast(w.broadcast ?? 'chain')
+  const { algorithm } = broadcastPlan(w.broadcast ?? 'chain')
   const bcast = broadcastMessages(algorithm, p, w.k * w.d * 4, w.chunkBytes ?? DEFAULT_CHUNK_BYTES)
   checkMessages(bcast + 2 * p * p, 'this K-means iteration')
 }
@@ -183,7 +172,7 @@ export function simulateKmeans(topology: Topology, w: KmeansWhatIf): SimulateKme
   const broadcast = w.broadcast ?? 'chain'
   const aggregation = w.aggregation ?? 'three-stage'
   const mapGflopsPerSlot = w.mapGflopsPerSlot ?? DEFAULT_MAP_GFLOPS_PER_SLOT
-  const { algorithm, order } = planBroadcast(broadcast)
+  const { algorithm, order } = broadcastPlan(broadcast)
   const r = predictKmeansIteration(topology, {
     n: w.n,
     d: w.d,

@@ -1,4 +1,4 @@
-import { broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
+import { broadcastPlan, broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
 import { UsageError } from '../errors.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
 import { median } from '../median.ts'
@@ -38,13 +38,6 @@ export interface LabBenchRow {
   simulatedSeconds: number
 }
 
-/** The runtime algorithm and chain order behind each name (the chain follows the racks). */
-function plan(name: LabBroadcast) {
-  if (name === 'chain') return { algorithm: 'chain', order: 'topology' } as const
-  if (name === 'chain-random') return { algorithm: 'chain', order: 'random' } as const
-  return { algorithm: name, order: 'rank' } as const
-}
-
 /** The simulator's prediction for one point: the algorithm's schedule over the lab's model. */
 export function predictLabBroadcast(
   lab: LabSpec,
@@ -56,7 +49,7 @@ export function predictLabBroadcast(
 ): number {
   const network = buildClusterNetwork(labClusterSpec(lab, hosts))
   const racks = Array.from({ length: hosts }, (_, i) => `rack-${Math.floor(i / lab.hostsPerRack)}`)
-  const { algorithm, order } = plan(name)
+  const { algorithm, order } = broadcastPlan(name)
   // The same order the workers compute (collective-task.ts): same racks, same seeded rng.
   const members = chainOrder(order, racks, 0, createRng(seed))
   return playSchedule(network, broadcastSchedule(algorithm, members, bytes, chunkBytes)).seconds
@@ -91,7 +84,7 @@ export async function runLabBenchBroadcast(
     })
     for (const p of o.hosts)
       for (const name of o.algorithms) {
-        const { algorithm, order } = plan(name)
+        const { algorithm, order } = broadcastPlan(name)
         const spec = {
           op: 'broadcast' as const,
           ranks: Array.from({ length: p }, (_, i) => i),

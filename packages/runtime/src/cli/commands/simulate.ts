@@ -1,10 +1,11 @@
+import { type SimulatedBroadcast, simulatedBroadcasts } from '@codebook/shared'
 import type { Command } from 'commander'
 import {
   type AggregationMode,
   aggregationModes,
   parseAggregation,
 } from '../../collectives/regroup/regroup.ts'
-import type { BroadcastScheduleAlgorithm } from '../../collectives/schedules/broadcast-schedule.ts'
+import { broadcastPlan } from '../../collectives/schedules/broadcast-schedule.ts'
 import { createRng } from '../../random/rng.ts'
 import { buildClusterNetwork } from '../../simulator/cluster-network.ts'
 import {
@@ -31,8 +32,7 @@ import {
 } from './parse-options.ts'
 
 /** What `codebook simulate broadcast` can compare: the algorithms, plus a chain in random order. */
-export const simulatedBroadcasts = ['simple', 'mst', 'bucket', 'chain', 'chain-rank', 'chain-random'] as const
-export type SimulatedBroadcast = (typeof simulatedBroadcasts)[number]
+export { type SimulatedBroadcast, simulatedBroadcasts }
 
 /** Options of `codebook simulate broadcast`. */
 export interface SimulateBroadcastOptions {
@@ -57,17 +57,6 @@ export interface SimulatedBroadcastRow {
   crossRackBytes: number
 }
 
-/** The schedule algorithm and chain order behind each name. */
-function plan(name: SimulatedBroadcast): {
-  algorithm: BroadcastScheduleAlgorithm
-  order: 'rank' | 'topology' | 'random'
-} {
-  if (name === 'chain') return { algorithm: 'chain', order: 'topology' }
-  if (name === 'chain-rank') return { algorithm: 'chain', order: 'rank' }
-  if (name === 'chain-random') return { algorithm: 'chain', order: 'random' }
-  return { algorithm: name, order: 'rank' }
-}
-
 /**
  * Predicts broadcast times on a topology with the flow-level simulator: for each node count
  * and algorithm, the algorithm's schedule over the first N nodes of the topology, root = node 0.
@@ -83,7 +72,7 @@ export async function runSimulateBroadcast(
     const { spec, racks } = clusterFromTopology(topology, nodes)
     const network = buildClusterNetwork(spec)
     for (const name of o.algorithms) {
-      const { algorithm, order } = plan(name)
+      const { algorithm, order } = broadcastPlan(name)
       const members = chainOrder(order, racks, 0, createRng(o.seed))
       const r = simulateBroadcast(network, algorithm, members, o.bytes, o.chunkBytes, o.startup)
       const row = {
@@ -149,7 +138,7 @@ export async function runSimulateKmeans(
   io: CommandIo = processIo(),
 ): Promise<SimulatedKmeansIteration> {
   const topology = await readTopology(o.topology)
-  const { algorithm, order } = plan(o.broadcast)
+  const { algorithm, order } = broadcastPlan(o.broadcast)
   const r = predictKmeansIteration(topology, {
     n: o.n,
     d: o.d,

@@ -1,8 +1,25 @@
+import type { SimulatedBroadcast } from '@codebook/shared'
 import { UsageError } from '../../errors.ts'
+import type { ChainOrderKind } from '../../topology/chain-order.ts'
 import { blockBounds } from '../group.ts'
 
 /** Broadcast algorithms, by the papers' names (docs/simulator.md gives their closed forms). */
 export type BroadcastScheduleAlgorithm = 'simple' | 'mst' | 'bucket' | 'chain'
+
+/**
+ * The schedule algorithm and member order behind each broadcast name of the simulator, the
+ * what-if API and the lab (`@codebook/shared`'s `simulatedBroadcasts`): `chain` follows the racks,
+ * `chain-rank` and `chain-random` say their order; the others go in rank order.
+ */
+export function broadcastPlan(name: SimulatedBroadcast): {
+  algorithm: BroadcastScheduleAlgorithm
+  order: ChainOrderKind
+} {
+  if (name === 'chain') return { algorithm: 'chain', order: 'topology' }
+  if (name === 'chain-rank') return { algorithm: 'chain', order: 'rank' }
+  if (name === 'chain-random') return { algorithm: 'chain', order: 'random' }
+  return { algorithm: name, order: 'rank' }
+}
 
 /**
  * One message of a collective schedule: `bytes` from rank `from` to rank `to`, sent once
