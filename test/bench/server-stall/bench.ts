@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { createGzip } from 'node:zlib'
 import { createRng } from '@codebook/runtime'
-import { Dataset, Run, RunEventList, RunLogData } from '@codebook/shared'
+import { Dataset, IterationReport, Run, RunEventList, RunLogData } from '@codebook/shared'
 import { repoRoot } from '../../support/server.ts'
 
 const { values: args } = parseArgs({
@@ -256,15 +256,18 @@ try {
   const run = Run.parse(await created.json())
   let initLine: string | undefined
   let initEnd = Number.NaN
+  let final: Run
   for (;;) {
     const state = Run.parse(await (await fetch(`${url}/api/runs/${run.id}`)).json())
     initLine ??= (await runLogLines(url, run.id)).find((l) => / init of /.test(l))
     if (initLine !== undefined && Number.isNaN(initEnd)) initEnd = performance.now() - t0
     if (['succeeded', 'failed', 'cancelled'].includes(state.status)) {
       if (state.status !== 'succeeded') throw new Error(`run ${state.status}: ${state.error?.message}`)
+      final = state
       break
     }
-    await new Promise((r) => setTimeout(r, 250))
+    // Polled seldom during long runs: this process's own requests are part of the load it measures.
+    await new Promise((r) => setTimeout(r, 1000))
   }
   await sampler.stop()
   const runStart = started - t0
@@ -276,8 +279,16 @@ try {
     log: initLine,
     ...summary(sampler.samples.filter((s) => s.at >= runStart && s.at <= initEnd)),
   }
+  const reports = RunEventList.parse(await (await fetch(`${url}/api/runs/${run.id}/events?limit=1000`)).json())
+    .events.filter((e) => e.type === 'iteration')
+    .map((e) => IterationReport.parse(e.data))
   report.wholeRun = {
     seconds: Math.round(performance.now() - started) / 1000,
+    iterations: final.iteration,
+    inertia: final.inertia,
+    // Per iteration: the map stage (the slowest worker's), and an approximate run's sampled recall.
+    iterationMapSeconds: reports.map((r) => Math.round(r.stages.map.ms) / 1000),
+    recall: reports.map((r) => r.assignmentRecall ?? null),
     ...summary(sampler.samples),
     serverRss: rssSummary(sampler.rss),
     // Where the worst requests fell, in ms since the run was posted (the init ends at initEndMs).
