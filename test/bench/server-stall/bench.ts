@@ -279,7 +279,9 @@ try {
     log: initLine,
     ...summary(sampler.samples.filter((s) => s.at >= runStart && s.at <= initEnd)),
   }
-  const reports = RunEventList.parse(await (await fetch(`${url}/api/runs/${run.id}/events?limit=1000`)).json())
+  const reports = RunEventList.parse(
+    await (await fetch(`${url}/api/runs/${run.id}/events?limit=1000`)).json(),
+  )
     .events.filter((e) => e.type === 'iteration')
     .map((e) => IterationReport.parse(e.data))
   report.wholeRun = {
