@@ -221,8 +221,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
       },
     )
     drivers.set(id, driver)
+    let trained: TrainedRun | undefined
     try {
-      let trained: TrainedRun | undefined
       await followChild(signal, {
         done: driver.done.then((t) => {
           trained = t
@@ -232,14 +232,16 @@ export function createRunService(deps: RunServiceDeps): RunService {
       return trained!
     } finally {
       drivers.delete(id)
-      // The driver closes its workers before it exits; any left by a killed driver are killed here.
-      for (const pid of driver.workerPids()) {
-        try {
-          process.kill(pid, 'SIGKILL')
-        } catch {
-          // Already gone.
+      // A driver that ended cleanly closed its workers; one killed or stopped may leave some, killed here
+      // (only then: a clean driver's last PIDs may already belong to other processes).
+      if (trained === undefined)
+        for (const pid of driver.workerPids()) {
+          try {
+            process.kill(pid, 'SIGKILL')
+          } catch {
+            // Already gone.
+          }
         }
-      }
     }
   }
 
