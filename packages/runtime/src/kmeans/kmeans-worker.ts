@@ -323,7 +323,6 @@ export class KmeansWorkerState {
       let centroids = isRoot ? await readCheckpoint(req.checkpointDir, req.first - 1, k, d) : null
       let previous = req.previousInertia
       for (let iteration = req.first; iteration <= req.maxIterations; iteration++) {
-        if (isRoot) await attempt.until(iteration - 1)
         const ops = iterationOps(req, iteration)
         attempt.enter(ops)
         const input =
@@ -361,18 +360,13 @@ export class KmeansWorkerState {
         ctx.emit({ iteration, result } satisfies IterationEvent)
         const stop = shouldStop(req, iteration, inertia, previous, reassigned)
         previous = inertia
-        if (stop || iteration === req.maxIterations) {
-          if (isRoot) {
-            await attempt.until(iteration)
-            await pruneCheckpoints(req.checkpointDir, iteration)
-          }
-          return { iteration, converged: stop }
-        }
         if (isRoot) {
-          // The previous checkpoint stays until this iteration is acknowledged: it is the restart point.
+          // The root goes on once the driver took this iteration; the previous checkpoint, the
+          // restart point until then, can go.
           await attempt.until(iteration)
           await pruneCheckpoints(req.checkpointDir, iteration)
         }
+        if (stop || iteration === req.maxIterations) return { iteration, converged: stop }
       }
       return { iteration: req.first - 1, converged: false }
     } finally {
