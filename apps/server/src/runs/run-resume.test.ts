@@ -5,28 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { connected, eventClient } from '../test-support/event-client.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
+import { isAlive, waitFor } from '../test-support/processes.ts'
 import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 
 /** Large enough that Lloyd with tol 0 still reassigns vectors after 8 iterations (no early stop). */
 const data = makeVectors(20_000, 16, 12)
 const params = { k: 48, maxIterations: 8, workers: 2, kernel: 'reference', tol: 0, seed: 3 }
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
 
 describe('resuming runs', () => {
   let home: { home: string; remove(): Promise<void> }
@@ -101,7 +85,7 @@ describe('resuming runs', () => {
       expect(await socket.emitWithAck(socketEvents.runJoin, { runId: run.id, lastSeq: 0 })).toMatchObject({
         ok: true,
       })
-      await until(() => pids !== null, 'iteration 2')
+      await waitFor('iteration 2', () => pids !== null)
     } finally {
       socket.close()
     }
@@ -141,7 +125,7 @@ describe('resuming runs', () => {
     expect(failed.error?.code).toBe('RUN_DRIVER_CRASHED')
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
     // Its workers lose their driver and exit.
-    await until(() => pids.every((pid) => !isAlive(pid)), 'the workers to exit')
+    await waitFor('the workers to exit', async () => !(await Promise.all(pids.map(isAlive))).some(Boolean))
 
     expect((await post(`/api/runs/${run.id}/resume`)).status).toBe(200)
     const done = await server.app.runs.settled(run.id)
