@@ -60,7 +60,6 @@ export {
 } from './plans.ts'
 export {
   AggregationField,
-  hnswBounds,
   hnswScalarTypes,
   legacyAggregationAliases,
   runAggregations,

@@ -33,7 +33,6 @@ const report: RunReporter = {
       unrecorded.set(r.iteration, resolve)
       void send({ type: 'iteration', report: r })
     }),
-  workers: (pids) => void send({ type: 'workers', pids }),
 }
 let training: Promise<unknown> = Promise.resolve()
 

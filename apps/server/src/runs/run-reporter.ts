@@ -16,6 +16,4 @@ export interface RunReporter {
    * it (the run's resume point), so the workers may drop the previous checkpoint.
    */
   iteration(report: IterationReport): Promise<void>
-  /** PIDs of the run's local worker processes alive now. */
-  workers(pids: number[]): void
 }
