@@ -1,6 +1,5 @@
 import { writeNpy } from '../formats/npy/npy-writer.ts'
 import { defineApplication } from '../framework/application.ts'
-import { bytesOf } from '../framework/control-channel.ts'
 import { initFromFile } from './init/compute-init.ts'
 import type { KernelFactory } from './kernel-registry.ts'
 import { KmeansMessage } from './kmeans-messages.ts'
@@ -8,8 +7,7 @@ import { KmeansWorkerState } from './kmeans-worker.ts'
 
 /**
  * K-means as an application of the Map-Collective framework: `init` computes a run's initial
- * centroids from its data file (on one worker, off the driver's thread; to a checkpoint file when
- * asked), `load` reads the worker's partition into map tasks, `train` runs the iterations SPMD
+ * centroids from its data file (on one worker, off the driver's thread, into checkpoint 0), `load` reads the worker's partition into map tasks, `train` runs the iterations SPMD
  * over the data plane (broadcast → map → shuffle → reduce → combine and the root's update),
  * paced by the driver's `acknowledge` and stopped by its `halt`. `kernelFactory` replaces the registry's kernels in-process (tests).
  */
@@ -22,7 +20,6 @@ export function createKmeansApplication(kernelFactory: KernelFactory | null = nu
       switch (message.type) {
         case 'init': {
           const { centroids, k, d } = await initFromFile(message, kernelFactory)
-          if (message.out === undefined) return { result: { k, d }, blobs: [bytesOf(centroids)] }
           await writeNpy(message.out, centroids, k, d)
           return { result: { k, d } }
         }

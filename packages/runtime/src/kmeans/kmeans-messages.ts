@@ -139,16 +139,12 @@ export const InitRequest = z.object({
   kernel: z.string().optional(),
   /** Threads of that kernel (default: this machine's cores). */
   threads: z.number().int().positive().optional(),
-  /** Writes the centroids to this `.npy` (a run's checkpoint 0) instead of sending them back. */
-  out: z.string().optional(),
 })
-
-/** The `init` reply (the centroids travel as a k × d float32 blob). */
-export const InitResult = z.object({ k: z.number().int().positive(), d: count })
 
 /** Every message the K-means application serves. */
 export const KmeansMessage = z.discriminatedUnion('type', [
-  InitRequest.extend({ type: z.literal('init') }),
+  /** `init` writes the centroids to `out` (a run's checkpoint 0): they never travel. */
+  InitRequest.extend({ type: z.literal('init'), out: z.string() }),
   LoadRequest.extend({ type: z.literal('load') }),
   TrainRequest.extend({ type: z.literal('train') }),
   AcknowledgeRequest.extend({ type: z.literal('acknowledge') }),

@@ -155,7 +155,7 @@ export interface KmeansRunResult {
  */
 export async function initToCheckpoint(
   pool: WorkerPool,
-  req: Omit<InitFromFileRequest, 'out'>,
+  req: InitFromFileRequest,
   checkpointDir: string,
   rank = 0,
 ): Promise<void> {

@@ -7,13 +7,14 @@ import { spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
 import { createRng } from '../../random/rng.ts'
 import { generateBlobs } from '../accel/test-support/blobs.ts'
+import { readCheckpoint } from '../checkpoint.ts'
 import type { AssignKernel } from '../kernels/assign-kernel.ts'
 import { createOrtKernel } from '../kernels/ort-kernel.ts'
 import { assignReference, rowDistanceSq } from '../kernels/reference-kernel.ts'
+import { initToCheckpoint } from '../run-kmeans.ts'
 import { computeInit, INIT_METHODS, initFromFile } from './compute-init.ts'
 import { INIT_SAMPLE_ROWS } from './init-sample.ts'
 import { kmeansPlusPlus } from './kmeans-plus-plus.ts'
-import { initOnPool } from './pool-init.ts'
 import { weightedKmeansPlusPlus } from './weighted-kmeans-plus-plus.ts'
 
 function inertia(points: Float32Array, centroids: Float32Array, d: number): number {
@@ -104,7 +105,7 @@ describe('computeInit on the ORT kernel', () => {
   })
 })
 
-describe('initOnPool', () => {
+describe('initToCheckpoint', () => {
   let dir: string
   const n = 500
   const d = 6
@@ -116,20 +117,27 @@ describe('initOnPool', () => {
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  it('computes every method on a worker process to the in-process centroids; a bad method (refused by the message schema) or k is a coded error', async () => {
+  it('computes every method on a worker process into checkpoint 0, equal to the in-process centroids; a bad method (refused by the message schema) or k is a coded error', async () => {
     const pool = await WorkerPool.start({ workers: 2, spawn: spawnLocalWorker })
+    const out = join(dir, 'checkpoints')
     try {
       for (const method of INIT_METHODS) {
         const req = { file: join(dir, 'x.npy'), method, k: 7, seed: 4, kernel: 'reference' }
         const expected = await computeInit(method, points, n, d, 7, 4)
-        expect(await initOnPool(pool, req)).toEqual(expected)
-        expect(await initOnPool(pool, req, 1)).toEqual(expected)
+        for (const rank of [0, 1]) {
+          await initToCheckpoint(pool, req, out, rank)
+          expect(await readCheckpoint(out, 0, 7, d)).toEqual(expected)
+        }
       }
       await expect(
-        initOnPool(pool, { file: join(dir, 'x.npy'), method: 'kmeans+' as 'kmeans++', k: 3, seed: 1 }),
+        initToCheckpoint(
+          pool,
+          { file: join(dir, 'x.npy'), method: 'kmeans+' as 'kmeans++', k: 3, seed: 1 },
+          out,
+        ),
       ).rejects.toMatchObject({ code: 'CONTROL_BAD_MESSAGE', message: expect.stringMatching(/method/) })
       await expect(
-        initOnPool(pool, { file: join(dir, 'x.npy'), method: 'kmeans++', k: n + 1, seed: 1 }),
+        initToCheckpoint(pool, { file: join(dir, 'x.npy'), method: 'kmeans++', k: n + 1, seed: 1 }, out),
       ).rejects.toMatchObject({
         code: 'KMEANS_BAD_K',
         message: expect.stringMatching(/k = 501 exceeds the 500/),
