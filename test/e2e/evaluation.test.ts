@@ -69,8 +69,10 @@ describe('Evaluation page (Chromium)', () => {
     page.on('websocket', (ws) =>
       ws.on('framereceived', (frame) => {
         const text = typeof frame.payload === 'string' ? frame.payload : frame.payload.toString()
-        const m = /^42\["evaluation:event",\{"evaluationId":"[^"]+","type":"(\w+)"/.exec(text)
-        if (m?.[1]) socketEvents.push(m[1])
+        // socket.io's frame of one event: 42["job:event",{kind,id,seq,type,data}].
+        if (!text.startsWith('42["job:event",')) return
+        const [, event] = JSON.parse(text.slice(2)) as [string, { kind: string; type: string }]
+        if (event.kind === 'evaluation') socketEvents.push(event.type)
       }),
     )
 

@@ -41,8 +41,10 @@ describe('Reductions page (Chromium)', () => {
     page.on('websocket', (ws) =>
       ws.on('framereceived', (frame) => {
         const text = typeof frame.payload === 'string' ? frame.payload : frame.payload.toString()
-        const m = /^42\["study:event",\{"studyId":"[^"]+","type":"(\w+)"/.exec(text)
-        if (m?.[1]) socketEvents.push(m[1])
+        // socket.io's frame of one event: 42["job:event",{kind,id,seq,type,data}].
+        if (!text.startsWith('42["job:event",')) return
+        const [, event] = JSON.parse(text.slice(2)) as [string, { kind: string; type: string }]
+        if (event.kind === 'study') socketEvents.push(event.type)
       }),
     )
 

@@ -23,6 +23,7 @@ import { originPlugin } from './http/origin-policy.ts'
 import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
 import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
+import { jobsPlugin } from './jobs/jobs-plugin.ts'
 import { metricsPlugin, metricsRoutes } from './metrics/metrics-plugin.ts'
 import { planRoutes } from './plans/plan-routes.ts'
 import { plansPlugin } from './plans/plans-plugin.ts'
@@ -120,6 +121,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     })
     await app.register(topologiesPlugin, { seedDemo: config.seedDemo })
     await app.register(plansPlugin)
+    await app.register(jobsPlugin)
     await app.register(runsPlugin, {
       workerLaunch: config.workerLaunch,
       maxConcurrentRuns: config.maxConcurrentRuns,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { JobStatus, LastEventSeq } from './jobs.ts'
 import { DisplayName } from './names.ts'
 
 const CodedError = z.object({ code: z.string(), message: z.string() })
@@ -52,18 +53,6 @@ export const CreateImageSetQuery = z.object({
   rowsPerClass: z.coerce.number().int().positive().optional(),
 })
 export type CreateImageSetQuery = z.infer<typeof CreateImageSetQuery>
-
-/** Lifecycle of an evaluation. `interrupted`: the server stopped while it ran. */
-export const evaluationStatuses = [
-  'queued',
-  'running',
-  'succeeded',
-  'failed',
-  'cancelled',
-  'interrupted',
-] as const
-export const EvaluationStatus = z.enum(evaluationStatuses)
-export type EvaluationStatus = z.infer<typeof EvaluationStatus>
 
 /** Most stored vocabularies one evaluation may use (`vocabularyIds`). */
 export const MAX_EVALUATION_VOCABULARIES = 8
@@ -144,7 +133,7 @@ export type EvaluationKResult = z.infer<typeof EvaluationKResult>
 export const Evaluation = z.object({
   id: z.string(),
   name: z.string(),
-  status: EvaluationStatus,
+  status: JobStatus,
   params: EvaluationParams,
   /** Name of the image set at creation, and its class names in label order (for axes and legends). */
   imageSetName: z.string(),
@@ -157,6 +146,7 @@ export const Evaluation = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
+  lastEventSeq: LastEventSeq,
 })
 export type Evaluation = z.infer<typeof Evaluation>
 
@@ -179,13 +169,12 @@ export const EvaluationProgress = z.object({
 export type EvaluationProgress = z.infer<typeof EvaluationProgress>
 
 /**
- * socket.io event the server emits to every client: `evaluation:event`.
- * `state`: data = the whole {@link Evaluation} (on every status change); `progress`: data =
- * {@link EvaluationProgress} (throttled); `result`: data = one {@link EvaluationKResult}.
+ * The schema of an evaluation event's `data` by its `type` (the evaluation's part of the job
+ * feed): `state` is the whole {@link Evaluation} (on every status change), `progress`
+ * {@link EvaluationProgress} (throttled), `result` one {@link EvaluationKResult}.
  */
-export const EvaluationEvent = z.discriminatedUnion('type', [
-  z.object({ evaluationId: z.string(), type: z.literal('state'), data: Evaluation }),
-  z.object({ evaluationId: z.string(), type: z.literal('progress'), data: EvaluationProgress }),
-  z.object({ evaluationId: z.string(), type: z.literal('result'), data: EvaluationKResult }),
-])
-export type EvaluationEvent = z.infer<typeof EvaluationEvent>
+export const evaluationEventData = {
+  state: Evaluation,
+  progress: EvaluationProgress,
+  result: EvaluationKResult,
+} as const satisfies Record<string, z.ZodType>

@@ -19,15 +19,12 @@ export {
   CreateEvaluation,
   CreateImageSetQuery,
   Evaluation,
-  EvaluationEvent,
   EvaluationKResult,
   EvaluationList,
   EvaluationParams,
   EvaluationPhase,
   EvaluationProgress,
-  EvaluationStatus,
   evaluationPhases,
-  evaluationStatuses,
   ImageSet,
   ImageSetKind,
   ImageSetList,
@@ -37,6 +34,24 @@ export {
   MisclassifiedImage,
 } from './evaluations.ts'
 export { Health, ServerLimits } from './health.ts'
+export type { JobEventData, JobEventType } from './job-events.ts'
+export { jobEventData } from './job-events.ts'
+export type { FinalJobStatus } from './jobs.ts'
+export {
+  finalJobStatuses,
+  isFinalJobStatus,
+  JobEvent,
+  JobEventList,
+  JobJoin,
+  JobJoinAck,
+  JobKind,
+  JobLeave,
+  JobSocketEvent,
+  JobStatus,
+  jobKinds,
+  jobStatuses,
+  LastEventSeq,
+} from './jobs.ts'
 export {
   PlacedWorker,
   RunLaunch,
@@ -74,7 +89,7 @@ export {
   runPartials,
   runReductions,
 } from './run-defaults.ts'
-export type { CreateRunInput, KmeansSpec } from './runs.ts'
+export type { CreateRunInput, KmeansSpec, RunEventType } from './runs.ts'
 export {
   AssignmentFormat,
   assignmentFormats,
@@ -84,23 +99,13 @@ export {
   IterationReport,
   initMethods,
   Run,
-  RunEvent,
-  RunEventList,
-  RunEventType,
   RunHnsw,
-  RunJoin,
-  RunJoinAck,
-  RunLeave,
   RunList,
   RunLogData,
   RunParams,
   RunProgressData,
-  RunSocketEvent,
-  RunStatus,
   runEventData,
-  runEventTypes,
   runPhases,
-  runStatuses,
   StageName,
   StageReport,
   stageNames,
@@ -127,16 +132,13 @@ export {
   STUDY_LIMITS,
   Study,
   StudyAlgorithm,
-  StudyEvent,
   StudyKind,
   StudyList,
   StudyProgress,
   StudyResults,
   StudyRow,
-  StudyStatus,
   studyAlgorithms,
   studyKinds,
-  studyStatuses,
 } from './studies.ts'
 export type { PlacedNode } from './topology.ts'
 export {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { JobStatus } from './jobs.ts'
 import { RunLaunch, RunLauncher, SlurmLaunch } from './launchers.ts'
 import {
   AggregationField,
@@ -129,11 +130,6 @@ export const IterationReport = z.object({
 })
 export type IterationReport = z.infer<typeof IterationReport>
 
-/** Lifecycle of a run. `interrupted`: the server stopped while it was running (`POST /api/runs/:id/resume` continues it). */
-export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const
-export const RunStatus = z.enum(runStatuses)
-export type RunStatus = z.infer<typeof RunStatus>
-
 /**
  * Seeded init methods of a run and of `codebook kmeans --init`: `kmeans++` (Arthur &
  * Vassilvitskii, k sequential passes), `kmeans-parallel` (k-means||, Bahmani et al.: a few
@@ -262,7 +258,7 @@ export type KmeansSpec = Pick<
 export const Run = z.object({
   id: z.string(),
   datasetId: z.string(),
-  status: RunStatus,
+  status: JobStatus,
   params: RunParams,
   /** Iterations finished so far (0 before the first one). */
   iteration: z.number().int().nonnegative(),
@@ -284,22 +280,6 @@ export type Run = z.infer<typeof Run>
 /** `GET /api/runs`: newest first. */
 export const RunList = z.object({ runs: z.array(Run) })
 export type RunList = z.infer<typeof RunList>
-
-export const runEventTypes = ['state', 'iteration', 'log', 'progress'] as const
-export const RunEventType = z.enum(runEventTypes)
-export type RunEventType = z.infer<typeof RunEventType>
-
-/**
- * One stored event of a run; `seq` is 1, 2, 3, … per run without gaps. `data` is the whole run
- * record for `state`, an {@link IterationReport} for `iteration`, {@link RunLogData} for `log`,
- * {@link RunProgressData} for `progress`.
- */
-export const RunEvent = z.object({
-  seq: z.number().int().positive(),
-  type: RunEventType,
-  data: z.unknown(),
-})
-export type RunEvent = z.infer<typeof RunEvent>
 
 /** `data` of a `log` event: one line of what the run did (loading, init, retries, worker loss). */
 export const RunLogData = z.object({
@@ -323,39 +303,18 @@ export const RunProgressData = z.object({
 })
 export type RunProgressData = z.infer<typeof RunProgressData>
 
-/** The schema of a run event's `data` for each event type (a receiver parses `data` with the one its `type` names). */
+/**
+ * The schema of a run event's `data` by its `type` (the run's part of the job feed): `state` is
+ * the whole run record (on every status or launch change), `iteration` an {@link IterationReport},
+ * `log` {@link RunLogData}, `progress` {@link RunProgressData}.
+ */
 export const runEventData = {
   state: Run,
   iteration: IterationReport,
   log: RunLogData,
   progress: RunProgressData,
-} as const satisfies Record<RunEventType, z.ZodType>
-
-/** `GET /api/runs/:id/events?after=SEQ`. */
-export const RunEventList = z.object({ events: z.array(RunEvent) })
-export type RunEventList = z.infer<typeof RunEventList>
-
-/** socket.io `run:event` payload, sent to each socket that joined the run (`run:join`). */
-export const RunSocketEvent = RunEvent.extend({ runId: z.string() })
-export type RunSocketEvent = z.infer<typeof RunSocketEvent>
-
-/** socket.io `run:join` payload: the client has every event up to `lastSeq` (0: none). */
-export const RunJoin = z.object({ runId: z.string().min(1), lastSeq: z.number().int().nonnegative() })
-export type RunJoin = z.infer<typeof RunJoin>
-
-/**
- * Acknowledgement of `run:join`: `ok` once everything up to `lastSeq` is queued for the socket
- * (live events follow), or the coded reason the join failed (`BAD_JOIN`, `RUN_NOT_FOUND`, …).
- */
-export const RunJoinAck = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), lastSeq: z.number().int().nonnegative() }),
-  z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
-])
-export type RunJoinAck = z.infer<typeof RunJoinAck>
-
-/** socket.io `run:leave` payload: stop sending this run's events to the socket. */
-export const RunLeave = RunJoin.pick({ runId: true })
-export type RunLeave = z.infer<typeof RunLeave>
+} as const satisfies Record<string, z.ZodType>
+export type RunEventType = keyof typeof runEventData
 
 /** A learned vocabulary (the centroids of a succeeded run), as listed by `GET /api/vocabularies`. */
 export const Vocabulary = z.object({

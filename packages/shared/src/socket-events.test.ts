@@ -1,4 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
+import { jobEventData } from './job-events.ts'
+import { jobKinds } from './jobs.ts'
 import {
   type ClientToServerEvents,
   clientEventSchemas,
@@ -40,17 +42,31 @@ describe('socket events', () => {
   })
 
   it('parses what each side sends and refuses a malformed payload', () => {
+    const event = { kind: 'run', id: 'r', seq: 1, type: 'log', data: {} }
+    expect(serverEventSchemas['job:event'].safeParse(event).success).toBe(true)
+    expect(serverEventSchemas['job:event'].safeParse({ ...event, seq: 0 }).success).toBe(false)
+    expect(serverEventSchemas['job:event'].safeParse({ ...event, kind: 'plan' }).success).toBe(false)
+    expect(clientEventSchemas['job:join'].safeParse({ kind: 'study', id: 's', lastSeq: 0 }).success).toBe(
+      true,
+    )
+    expect(clientEventSchemas['job:join'].safeParse({ kind: 'run', id: '', lastSeq: -1 }).success).toBe(false)
+    // A lastSeq past the seq column's range is refused here, before any query.
     expect(
-      serverEventSchemas['run:event'].safeParse({ runId: 'r', seq: 1, type: 'log', data: {} }).success,
-    ).toBe(true)
-    expect(
-      serverEventSchemas['run:event'].safeParse({ runId: 'r', seq: 0, type: 'log', data: {} }).success,
+      clientEventSchemas['job:join'].safeParse({ kind: 'run', id: 'r', lastSeq: 2 ** 53 - 1 }).success,
     ).toBe(false)
-    expect(clientEventSchemas['run:join'].safeParse({ runId: 'r', lastSeq: 0 }).success).toBe(true)
-    expect(clientEventSchemas['run:join'].safeParse({ runId: '', lastSeq: -1 }).success).toBe(false)
-    expect(clientEventSchemas['run:leave'].safeParse({ runId: 'r' }).success).toBe(true)
+    expect(clientEventSchemas['job:leave'].safeParse({ kind: 'evaluation', id: 'e' }).success).toBe(true)
     expect(
       serverEventSchemas['dataset:event'].safeParse({ datasetId: 'd', type: 'gone', data: {} }).success,
     ).toBe(false)
+  })
+})
+
+describe('job event data', () => {
+  it('gives every kind a state and a progress schema, and parses a state with the kind record', () => {
+    for (const kind of jobKinds) {
+      expect(Object.keys(jobEventData[kind])).toEqual(expect.arrayContaining(['state', 'progress']))
+    }
+    expect(jobEventData.study.progress.safeParse({ fraction: 0.5, message: 'half' }).success).toBe(true)
+    expect(jobEventData.evaluation.progress.safeParse({ fraction: 2, message: 'x' }).success).toBe(false)
   })
 })

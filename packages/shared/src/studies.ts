@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { JobStatus, LastEventSeq } from './jobs.ts'
 import { DisplayName } from './names.ts'
 
 const CodedError = z.object({ code: z.string(), message: z.string() })
@@ -15,10 +16,6 @@ export type StudyAlgorithm = z.infer<typeof StudyAlgorithm>
 export const studyKinds = ['reductions', 'grid', 'markov'] as const
 export const StudyKind = z.enum(studyKinds)
 export type StudyKind = z.infer<typeof StudyKind>
-
-export const studyStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const
-export const StudyStatus = z.enum(studyStatuses)
-export type StudyStatus = z.infer<typeof StudyStatus>
 
 /** Bounds of a study request: enough for the paper's figures, small enough for one server. */
 export const STUDY_LIMITS = {
@@ -133,13 +130,14 @@ export type MarkovResult = z.infer<typeof MarkovResult>
 const StudyBase = {
   id: z.string(),
   name: z.string(),
-  status: StudyStatus,
+  status: JobStatus,
   /** 0 … 1 over the whole study. */
   progress: z.number().min(0).max(1),
   error: CodedError.nullable(),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
+  lastEventSeq: LastEventSeq,
 }
 
 /**
@@ -188,13 +186,12 @@ export const StudyResults = z.union([z.array(StudyRow), z.array(GridCell), z.arr
 export type StudyResults = z.infer<typeof StudyResults>
 
 /**
- * socket.io `study:event`, to every client. `state`: data = the whole {@link Study} (on every
- * status change); `progress`: {@link StudyProgress} (throttled); `result`: what one cell added.
+ * The schema of a study event's `data` by its `type` (the study's part of the job feed): `state`
+ * is the whole {@link Study} (on every status change), `progress` {@link StudyProgress}
+ * (throttled), `result` the rows one cell added.
  */
-export const StudyEvent = z.discriminatedUnion('type', [
-  z.object({ studyId: z.string(), type: z.literal('state'), data: Study }),
-  z.object({ studyId: z.string(), type: z.literal('progress'), data: StudyProgress }),
-  z.object({ studyId: z.string(), type: z.literal('result'), data: StudyResults }),
-  z.object({ studyId: z.string(), type: z.literal('deleted') }),
-])
-export type StudyEvent = z.infer<typeof StudyEvent>
+export const studyEventData = {
+  state: Study,
+  progress: StudyProgress,
+  result: StudyResults,
+} as const satisfies Record<string, z.ZodType>

@@ -1,7 +1,7 @@
 /**
  * Event delivery to many socket.io clients: a real server (in-process, PGlite), C clients (in a
- * child process) joined to one run, N events stored with the run repository's append (seq = max + 1)
- * and published through the server's own publisher (`app.runEvents`: a cursor per socket, a bounded
+ * child process) joined to one run, N events stored with the job feed's append (seq = max + 1)
+ * and published through the server's own publisher (`app.jobEvents`: a cursor per socket, a bounded
  * queue, catch-up from memory or the database). Prints events/s delivered to every
  * client and checks that each client saw exactly seq 1..N+1, in order: no gap, no duplicate.
  *

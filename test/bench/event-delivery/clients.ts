@@ -51,8 +51,8 @@ function open(url: string, path: string): Promise<Client> {
       joined: false,
       stats: { received: 0, gaps: 0, duplicates: 0, doneAt: null, disconnects: 0 },
     }
-    socket.on(socketEvents.runEvent, (e) => {
-      if (e.runId !== runId) return
+    socket.on(socketEvents.jobEvent, (e) => {
+      if (e.kind !== 'run' || e.id !== runId) return
       const s = client.stats
       s.received++
       if (e.seq < client.expected) s.duplicates++
@@ -69,7 +69,8 @@ function open(url: string, path: string): Promise<Client> {
     // As the web page does: after a reconnect, join again with the last seq held.
     socket.on('connect', () => {
       // The first reply is awaited below; a rejoin's only matters as the events that follow it.
-      if (client.joined) socket.emit(socketEvents.runJoin, { runId, lastSeq: client.expected - 1 }, () => {})
+      if (client.joined)
+        socket.emit(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: client.expected - 1 }, () => {})
     })
     socket.once('connect_error', reject)
     socket.once('connect', () => resolve(client))
@@ -93,7 +94,7 @@ process.on('message', async (m: ClientCommand) => {
             // The reply comes once the client has caught up; a disconnect before it loses it, and
             // the reconnect joins again (above), so stop waiting.
             c.socket.once('disconnect', () => resolve())
-            c.socket.emit(socketEvents.runJoin, { runId, lastSeq: 0 }, (ack) =>
+            c.socket.emit(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 0 }, (ack) =>
               ack.ok ? resolve() : reject(new Error(`${ack.code}: ${ack.message}`)),
             )
           }),

@@ -164,7 +164,7 @@ try {
   await page.goto(`/runs/${runId}`)
   await page.getByTestId('run-iteration').waitFor()
   // The page has joined the run once the server counts a socket watching it.
-  for (let t = 0; server.app.runEvents.watchers(runId) === 0; t++) {
+  for (let t = 0; server.app.jobEvents.watchers('run', runId) === 0; t++) {
     if (t > 200) throw new Error('the page never joined the run')
     await new Promise((r) => setTimeout(r, 50))
   }

@@ -3,8 +3,8 @@ import { createRng } from '@codebook/runtime'
 import {
   CreateRun,
   IterationReport,
+  type JobEvent,
   type Run,
-  type RunEvent,
   type RunEventType,
   type RunLogData,
   type RunParams,
@@ -17,13 +17,20 @@ import type { FastifyInstance } from 'fastify'
 export interface RunRepo {
   insert(id: string, params: RunParams): Promise<Run>
   markRunning(id: string): Promise<Run | undefined>
-  appendEvent(runId: string, type: RunEventType, data: unknown): Promise<RunEvent>
+}
+
+/** The server's job feed module (apps/server/src/jobs/job-feed.ts): a feed that stores without publishing. */
+interface JobFeedModule {
+  createJobFeed(
+    db: unknown,
+    publish: (...args: unknown[]) => void,
+    log: FastifyInstance['log'],
+  ): FastifyInstance['jobFeed']
 }
 
 /**
- * Imports a module of the server's source by path. No exported hook appends events to a run (the
- * run service keeps its `record` and its publisher private), so the benches use the service's own
- * modules; the specifier is computed so the test package's typecheck does not pull the server's
+ * Imports a module of the server's source by path. No exported hook inserts a run record without
+ * queueing it, so the benches use the server's own modules; the specifier is computed so the test package's typecheck does not pull the server's
  * source in beside its built declarations (two `declare module 'fastify'` would clash). See README.md.
  */
 export async function importServerSource<T>(path: string): Promise<T> {
@@ -102,8 +109,8 @@ export function syntheticIteration(iteration: number, workers: number, seed: num
 export interface SyntheticRun {
   run: Run
   repo: RunRepo
-  /** Stores an event (next seq) and publishes it to the run's sockets (`app.runEvents`). */
-  append(type: RunEventType, data: unknown): Promise<RunEvent>
+  /** Stores an event (next seq) and publishes it to the run's sockets (`app.jobFeed`). */
+  append(type: RunEventType, data: unknown): Promise<JobEvent>
   /**
    * Publishes an event now, with the seq it will get, and stores it in the background
    * (in order): the live pace does not wait for the database. `settled()` awaits the stores and
@@ -116,7 +123,7 @@ export interface SyntheticRun {
 /**
  * Inserts a run record (queued → running, no worker behind it) for `datasetId` with `params`
  * overrides, stores its `state` event, and returns an appender. Events go out through the server's
- * own publisher (`app.runEvents`), as the run service's do; `stream` publishes before it stores, so
+ * own job feed and publisher (`app.jobFeed`, `app.jobEvents`), as the run service's do; `stream` publishes before it stores, so
  * call it only once the clients that matter have joined (see README.md).
  */
 export async function insertSyntheticRun(
@@ -127,6 +134,8 @@ export async function insertSyntheticRun(
     'runs/run-repo.ts',
   )
   const repo = createRunRepo(app.db)
+  const { createJobFeed } = await importServerSource<JobFeedModule>('jobs/job-feed.ts')
+  const quiet = createJobFeed(app.db, () => undefined, app.log)
   const id = randomUUID()
   await repo.insert(
     id,
@@ -135,8 +144,8 @@ export async function insertSyntheticRun(
   const run = await repo.markRunning(id)
   if (!run) throw new Error(`synthetic run ${id} could not be marked running`)
   const append = async (type: RunEventType, data: unknown) => {
-    const event = await repo.appendEvent(id, type, data)
-    app.runEvents.publish(id, event)
+    const event = await app.jobFeed.record('run', id, type, data)
+    if (!event) throw new Error(`event ${type} of run ${id} could not be stored`)
     return event
   }
   await append('state', run)
@@ -144,10 +153,10 @@ export async function insertSyntheticRun(
   let chain: Promise<void> = Promise.resolve()
   const stream = (type: RunEventType, data: unknown) => {
     const seq = nextSeq++
-    app.runEvents.publish(id, { seq, type, data })
+    app.jobEvents.publish('run', id, { seq, type, data })
     chain = chain.then(async () => {
-      const stored = await repo.appendEvent(id, type, data)
-      if (stored.seq !== seq) throw new Error(`event stored as seq ${stored.seq}, sent as ${seq}`)
+      const stored = await quiet.record('run', id, type, data)
+      if (stored?.seq !== seq) throw new Error(`event stored as seq ${stored?.seq}, sent as ${seq}`)
     })
   }
   return { run, repo, append, stream, settled: () => chain }

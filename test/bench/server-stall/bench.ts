@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { createGzip } from 'node:zlib'
 import { createRng } from '@codebook/runtime'
-import { Dataset, IterationReport, Run, RunEventList, RunLogData } from '@codebook/shared'
+import { Dataset, IterationReport, JobEventList, Run, RunLogData } from '@codebook/shared'
 import { repoRoot } from '../../support/server.ts'
 
 const { values: args } = parseArgs({
@@ -195,7 +195,7 @@ async function upload(url: string, path: string, name: string, format: string): 
 
 async function runLogLines(url: string, runId: string): Promise<string[]> {
   const res = await fetch(`${url}/api/runs/${runId}/events`)
-  return RunEventList.parse(await res.json())
+  return JobEventList.parse(await res.json())
     .events.filter((e) => e.type === 'log')
     .map((e) => RunLogData.parse(e.data).message)
 }
@@ -279,7 +279,7 @@ try {
     log: initLine,
     ...summary(sampler.samples.filter((s) => s.at >= runStart && s.at <= initEnd)),
   }
-  const reports = RunEventList.parse(
+  const reports = JobEventList.parse(
     await (await fetch(`${url}/api/runs/${run.id}/events?limit=1000`)).json(),
   )
     .events.filter((e) => e.type === 'iteration')

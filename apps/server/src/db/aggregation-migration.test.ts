@@ -26,6 +26,12 @@ const initMigration = readFileSync(
   'utf8',
 )
 
+// Migration 0010 moves runs' events into the one job feed (0011 then drops `run_events`).
+const jobEventsMigration = readFileSync(
+  new URL('../../drizzle/0010_run_events_into_job_events.sql', import.meta.url),
+  'utf8',
+)
+
 describe.each(testDrivers())('aggregation names and reductions in stored runs on $name', (driver) => {
   const cleanups: Array<() => Promise<void>> = []
   afterEach(async () => {
@@ -127,6 +133,31 @@ describe.each(testDrivers())('aggregation names and reductions in stored runs on
     expect(stored.old).toEqual({ ...before, init: 'kmeans++' })
     expect(stored.chosen).toEqual(now)
     for (const params of Object.values(stored)) expect(z.encode(RunParams, params)).toEqual(params)
+  })
+
+  it('moves every run event into the job feed with its seq, type, data and time', async () => {
+    const db = await freshDatabase()
+    // The table as migration 0001 made it (0011 dropped it), with events as an old server wrote them.
+    await db.execute(
+      sql.raw(`CREATE TABLE "run_events" ("run_id" text NOT NULL, "seq" integer NOT NULL, "type" text NOT NULL,
+        "data" jsonb NOT NULL, "created_at" timestamp (6) with time zone DEFAULT now() NOT NULL)`),
+    )
+    const old = [
+      ['a', 1, 'state', { status: 'queued' }, '2026-11-01T10:00:00.000001Z'],
+      ['a', 2, 'log', { level: 'info', message: 'hi' }, '2026-11-01T10:00:01.5Z'],
+      ['b', 1, 'iteration', { iteration: 1, inertia: 2.5 }, '2026-11-02T00:00:00Z'],
+    ] as const
+    for (const [run, seq, type, data, at] of old)
+      await db.execute(
+        sql`INSERT INTO run_events VALUES (${run}, ${seq}, ${type}, ${JSON.stringify(data)}::jsonb, ${at})`,
+      )
+    await db.execute(sql.raw(jobEventsMigration))
+    const r = (await db.execute(
+      sql`SELECT kind, job_id, seq, type, data, created_at = (SELECT created_at FROM run_events e WHERE e.run_id = j.job_id AND e.seq = j.seq) AS same_time FROM job_events j ORDER BY job_id, seq`,
+    )) as unknown as { rows: Array<Record<string, unknown>> }
+    expect(r.rows).toEqual(
+      old.map(([run, seq, type, data]) => ({ kind: 'run', job_id: run, seq, type, data, same_time: true })),
+    )
   })
 
   it('reads the old name local as three-stage in a new request', () => {

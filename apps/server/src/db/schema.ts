@@ -1,10 +1,10 @@
 import type {
   DatasetFormat,
   DatasetStatus,
-  RunEventType,
+  JobKind,
+  JobStatus,
   RunLaunch,
   RunParams,
-  RunStatus,
   VectorDtype,
   VectorStats,
 } from '@codebook/shared'
@@ -15,6 +15,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -55,14 +56,27 @@ export const meta = pgTable('meta', {
   value: jsonb('value').$type<unknown>().notNull(),
 })
 
+/**
+ * The columns every stored job's table has (runs, evaluations, studies): the one lifecycle
+ * `jobs/job-table.ts` moves through, guarded by `status`.
+ */
+const jobColumns = () => ({
+  id: text('id').primaryKey(),
+  status: text('status').$type<JobStatus>().notNull(),
+  /** Why the job failed or was interrupted. */
+  error: jsonb('error').$type<{ code: string; message: string }>(),
+  createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
+  finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
+})
+
 /** One K-means run. Its checkpoint is `$CODEBOOK_HOME/runs/<id>/centroids-<checkpointIteration>.npy`. */
 export const runs = pgTable(
   'runs',
   {
-    id: text('id').primaryKey(),
+    ...jobColumns(),
     // No foreign key: deleting a dataset must not erase the history of runs made from it.
     datasetId: text('dataset_id').notNull(),
-    status: text('status').$type<RunStatus>().notNull(),
     params: jsonb('params').$type<RunParams>().notNull(),
     /** Iterations finished (the checkpoint holds the centroids after this many). */
     iteration: integer('iteration').notNull().default(0),
@@ -70,29 +84,28 @@ export const runs = pgTable(
     /** Iteration the checkpoint file holds; 0 = no checkpoint yet. */
     checkpointIteration: integer('checkpoint_iteration').notNull().default(0),
     vocabularyId: text('vocabulary_id'),
-    error: jsonb('error').$type<{ code: string; message: string }>(),
     /** How the workers were started (launcher, Slurm job ids, each worker's host and rack); null before the run ran. */
     launch: jsonb('launch').$type<RunLaunch>(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-    startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
-    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
   },
   (t) => [index('runs_created_at_idx').on(t.createdAt), index('runs_status_idx').on(t.status)],
 )
 
-/** The ordered event log of a run: `seq` 1, 2, 3, … per run, replayed to late socket clients. */
-export const runEvents = pgTable(
-  'run_events',
+/**
+ * The event feed of every stored job (runs, evaluations, studies): `seq` 1, 2, 3, … per job,
+ * replayed to late socket clients. No foreign key (a job lives in its kind's table); a deleted
+ * job's events are deleted with it.
+ */
+export const jobEvents = pgTable(
+  'job_events',
   {
-    runId: text('run_id')
-      .notNull()
-      .references(() => runs.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<JobKind>().notNull(),
+    jobId: text('job_id').notNull(),
     seq: integer('seq').notNull(),
-    type: text('type').$type<RunEventType>().notNull(),
+    type: text('type').notNull(),
     data: jsonb('data').$type<unknown>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
   },
-  (t) => [unique('run_events_run_id_seq_unique').on(t.runId, t.seq)],
+  (t) => [primaryKey({ name: 'job_events_pkey', columns: [t.kind, t.jobId, t.seq] })],
 )
 
 /** Centroids learned by a succeeded run: `$CODEBOOK_HOME/vocabularies/<id>.npy` (k × d float32). */
@@ -146,20 +159,13 @@ export const topologyVersions = pgTable(
 export const evaluations = pgTable(
   'evaluations',
   {
-    id: text('id').primaryKey(),
+    ...jobColumns(),
     name: text('name').notNull(),
-    status: text('status')
-      .$type<'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>()
-      .notNull(),
     params: jsonb('params').$type<unknown>().notNull(),
     /** 0 … 1 over the whole evaluation. */
     progress: doublePrecision('progress').notNull().default(0),
     /** One entry per finished k: accuracy, per-class accuracy, confusion matrix, misclassified samples. */
     results: jsonb('results').$type<unknown[]>().notNull().default([]),
-    error: jsonb('error').$type<{ code: string; message: string }>(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-    startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
-    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
   },
   (t) => [index('evaluations_created_at_idx').on(t.createdAt)],
 )
@@ -194,20 +200,13 @@ export const imageSets = pgTable(
 export const studies = pgTable(
   'studies',
   {
-    id: text('id').primaryKey(),
+    ...jobColumns(),
     name: text('name').notNull(),
     kind: text('kind').$type<'reductions' | 'grid' | 'markov'>().notNull(),
-    status: text('status')
-      .$type<'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>()
-      .notNull(),
     params: jsonb('params').$type<unknown>().notNull(),
     /** 0 … 1 over the whole study. */
     progress: doublePrecision('progress').notNull().default(0),
     results: jsonb('results').$type<unknown[]>().notNull().default([]),
-    error: jsonb('error').$type<{ code: string; message: string }>(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
-    startedAt: timestamp('started_at', { withTimezone: true, precision: 6 }),
-    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 6 }),
   },
   (t) => [index('studies_created_at_idx').on(t.createdAt)],
 )

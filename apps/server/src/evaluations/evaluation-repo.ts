@@ -1,8 +1,8 @@
 import type { Evaluation, EvaluationKResult, EvaluationParams } from '@codebook/shared'
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
 import { evaluations } from '../db/schema.ts'
-import type { StoredJobEnding } from '../jobs/stored-child-jobs.ts'
+import { type JobEnding, jobTransitions, lastEventSeq } from '../jobs/job-table.ts'
 
 /** What the `params` column holds: the request's parameters and what the evaluation needs of its image set. */
 export interface StoredEvaluationParams extends EvaluationParams {
@@ -20,7 +20,7 @@ export interface StoredEvaluation {
   params: StoredEvaluationParams
 }
 
-function toStored(row: Row): StoredEvaluation {
+function toStored(row: Row, eventSeq?: number): StoredEvaluation {
   const stored = row.params as StoredEvaluationParams
   const { imageSetName, classes, classCounts: _, ...params } = stored
   return {
@@ -37,29 +37,31 @@ function toStored(row: Row): StoredEvaluation {
       createdAt: row.createdAt.toISOString(),
       startedAt: row.startedAt?.toISOString() ?? null,
       finishedAt: row.finishedAt?.toISOString() ?? null,
+      ...(eventSeq === undefined ? {} : { lastEventSeq: eventSeq }),
     },
     params: stored,
   }
 }
 
 /**
- * Evaluation persistence over drizzle (portable SQL: PGlite and PostgreSQL). Writes during a run
- * are guarded by `status = 'running'`, so a late write cannot touch an ended evaluation.
+ * Evaluation persistence over drizzle (portable SQL: PGlite and PostgreSQL). The lifecycle's writes
+ * are the job table's ({@link jobTransitions}); writes during a run are guarded by `status = 'running'`,
+ * so a late write cannot touch an ended evaluation.
  */
 export interface EvaluationRepo {
   insert(id: string, name: string, params: StoredEvaluationParams): Promise<StoredEvaluation>
   get(id: string): Promise<StoredEvaluation | undefined>
   /** Newest first. */
   list(): Promise<Evaluation[]>
-  /** Queued evaluations, oldest first. */
-  listQueued(): Promise<StoredEvaluation[]>
+  /** Ids of queued evaluations, oldest first. */
+  queuedIds(): Promise<string[]>
   /** queued → running; undefined when no longer queued. */
   markRunning(id: string): Promise<StoredEvaluation | undefined>
   setProgress(id: string, progress: number): Promise<void>
   /** Appends one k's result to `results` (one statement: `results || [result]`). */
   appendResult(id: string, result: EvaluationKResult): Promise<void>
   /** Final state, only from queued or running; undefined when it had already ended. */
-  finish(id: string, ending: StoredJobEnding): Promise<Evaluation | undefined>
+  finish(id: string, ending: JobEnding): Promise<Evaluation | undefined>
   /** `running` → `interrupted` (server start after a stop or crash); returns them. */
   interruptRunning(): Promise<Evaluation[]>
   /** Whether a queued or running evaluation uses the image set. */
@@ -68,75 +70,40 @@ export interface EvaluationRepo {
 
 /** Creates the {@link EvaluationRepo}. */
 export function createEvaluationRepo(db: Database): EvaluationRepo {
+  const job = jobTransitions<Row>(db, evaluations, 'evaluation')
+  const storedOrUndefined = (row: Row | undefined) => (row === undefined ? undefined : toStored(row))
+  /** A row read for clients, with its feed's last seq. */
+  const withSeq = { row: evaluations, seq: lastEventSeq('evaluation', evaluations) }
   return {
     async insert(id, name, params) {
       const [row] = await db.insert(evaluations).values({ id, name, status: 'queued', params }).returning()
       return toStored(row!)
     },
     async get(id) {
-      const [row] = await db.select().from(evaluations).where(eq(evaluations.id, id))
-      return row === undefined ? undefined : toStored(row)
+      const [read] = await db.select(withSeq).from(evaluations).where(eq(evaluations.id, id))
+      return read === undefined ? undefined : toStored(read.row, read.seq)
     },
     async list() {
       const rows = await db
-        .select()
+        .select(withSeq)
         .from(evaluations)
         .orderBy(desc(evaluations.createdAt), desc(evaluations.id))
-      return rows.map((r) => toStored(r).evaluation)
+      return rows.map((r) => toStored(r.row, r.seq).evaluation)
     },
-    async listQueued() {
-      const rows = await db
-        .select()
-        .from(evaluations)
-        .where(eq(evaluations.status, 'queued'))
-        .orderBy(asc(evaluations.createdAt), asc(evaluations.id))
-      return rows.map(toStored)
-    },
-    async markRunning(id) {
-      const [row] = await db
-        .update(evaluations)
-        .set({ status: 'running', startedAt: sql`now()` })
-        .where(and(eq(evaluations.id, id), eq(evaluations.status, 'queued')))
-        .returning()
-      return row === undefined ? undefined : toStored(row)
-    },
+    queuedIds: job.queuedIds,
+    markRunning: async (id) => storedOrUndefined(await job.markRunning(id)),
     async setProgress(id, progress) {
-      await db
-        .update(evaluations)
-        .set({ progress })
-        .where(and(eq(evaluations.id, id), eq(evaluations.status, 'running')))
+      await job.whileRunning(id, { progress })
     },
     async appendResult(id, result) {
-      await db
-        .update(evaluations)
-        .set({ results: sql`${evaluations.results} || ${JSON.stringify([result])}::jsonb` })
-        .where(and(eq(evaluations.id, id), eq(evaluations.status, 'running')))
+      await job.whileRunning(id, {
+        results: sql`${evaluations.results} || ${JSON.stringify([result])}::jsonb`,
+      })
     },
-    async finish(id, ending) {
-      const [row] = await db
-        .update(evaluations)
-        .set({
-          status: ending.status,
-          error: ending.error ?? null,
-          ...(ending.status === 'succeeded' ? { progress: 1 } : {}),
-          finishedAt: sql`now()`,
-        })
-        .where(and(eq(evaluations.id, id), inArray(evaluations.status, ['queued', 'running'])))
-        .returning()
-      return row === undefined ? undefined : toStored(row).evaluation
-    },
-    async interruptRunning() {
-      const rows = await db
-        .update(evaluations)
-        .set({
-          status: 'interrupted',
-          error: { code: 'INTERRUPTED', message: 'the server stopped while the evaluation was running' },
-          finishedAt: sql`now()`,
-        })
-        .where(eq(evaluations.status, 'running'))
-        .returning()
-      return rows.map((r) => toStored(r).evaluation)
-    },
+    finish: async (id, ending) =>
+      storedOrUndefined(await job.finish(id, ending, ending.status === 'succeeded' ? { progress: 1 } : {}))
+        ?.evaluation,
+    interruptRunning: async () => (await job.interruptRunning()).map((r) => toStored(r).evaluation),
     async usesImageSet(imageSetId) {
       const rows = await db
         .select({ id: evaluations.id })

@@ -1,6 +1,7 @@
 import { CreateEvaluation, ErrorBody, Evaluation, EvaluationList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { jobEventsRoute } from '../jobs/job-routes.ts'
 
 const IdParams = z.object({ id: z.string().min(1) })
 
@@ -63,5 +64,9 @@ export const evaluationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => app.evaluations.cancel(request.params.id),
+  )
+
+  jobEventsRoute(app, 'evaluations', 'evaluation', (id, after, limit) =>
+    app.evaluations.events(id, after, limit),
   )
 }

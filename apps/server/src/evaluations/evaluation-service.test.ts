@@ -3,38 +3,17 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { denseHog, evaluateVocabularies, loadLabelledImages, readVocabularyFile } from '@codebook/runtime'
-import {
-  Dataset,
-  ErrorBody,
-  Evaluation,
-  type EvaluationEvent,
-  EvaluationList,
-  ImageSet,
-  Run,
-  serverEventSchemas,
-  socketEvents,
-} from '@codebook/shared'
+import { Dataset, ErrorBody, Evaluation, EvaluationList, ImageSet, Run } from '@codebook/shared'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import yazl from 'yazl'
 import { DIGITS_PNG } from '../datasets/demo-seed.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
-import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
+import { listenToJobs } from '../test-support/job-listener.ts'
 import { hogText, makeVectors, type TestVectors } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createEvaluationRepo } from './evaluation-repo.ts'
 import { setIndex } from './evaluation-service.ts'
-
-/** A socket.io client recording every `evaluation:event`, in arrival order. */
-async function listen(url: string): Promise<{ socket: EventClient; events: EvaluationEvent[] }> {
-  const socket = eventClient(url)
-  const events: EvaluationEvent[] = []
-  socket.on(socketEvents.evaluationEvent, (e) =>
-    events.push(serverEventSchemas[socketEvents.evaluationEvent].parse(e)),
-  )
-  await connected(socket)
-  return { socket, events }
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms
@@ -104,7 +83,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
   })
 
   it('runs to the runtime evaluate() of the same parameters, streaming state, progress and results in order', async () => {
-    const client = await listen(server.url)
+    const client = await listenToJobs(server.url, 'evaluation')
     const delay = monitorEventLoopDelay({ resolution: 10 })
     try {
       const params = { imageSetId, k: [8, 16], limitPerClass: 20, seed: 3 }
@@ -112,6 +91,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
       const res = await post('/api/evaluations', params)
       expect(res.status).toBe(201)
       const queued = Evaluation.parse(await res.json())
+      expect(await client.join(queued.id)).toMatchObject({ ok: true })
       expect(queued).toMatchObject({
         status: 'queued',
         progress: 0,
@@ -180,7 +160,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
         () => client.events.some((e) => e.type === 'state' && e.data.status === 'succeeded'),
         'final state',
       )
-      const mine = client.events.filter((e) => e.evaluationId === queued.id)
+      const mine = client.events.filter((e) => e.id === queued.id)
       const kinds = mine.map((e) =>
         e.type === 'state'
           ? `state:${e.data.status}`
@@ -299,7 +279,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
     })
     const vocabularyId = await learnedVocabulary('digit-patches', vectors, 12)
 
-    const client = await listen(server.url)
+    const client = await listenToJobs(server.url, 'evaluation')
     const res = await post('/api/evaluations', {
       imageSetId,
       vocabularyIds: [vocabularyId],
@@ -308,6 +288,8 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
     expect(res.status, await res.clone().text()).toBe(201)
     const queued = Evaluation.parse(await res.json())
     expect(queued.params).toMatchObject({ k: [], vocabularyIds: [vocabularyId] })
+    // Joined after the evaluation may have started: the feed replays what came before.
+    expect(await client.join(queued.id)).toMatchObject({ ok: true })
     const done = await server.app.evaluations.settled(queued.id)
     expect(done.error).toBeNull()
     expect(done.status).toBe('succeeded')
@@ -322,7 +304,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
     )
     client.socket.close()
     const messages = client.events.flatMap((e) =>
-      e.type === 'progress' && e.evaluationId === queued.id ? [e.data.message] : [],
+      e.type === 'progress' && e.id === queued.id ? [e.data.message] : [],
     )
     expect(messages).toContain(`vocabulary ${vocabularyId} (k = 12): stored centroids`)
     expect(messages.some((m) => m.includes('k-means'))).toBe(false)
@@ -388,7 +370,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
   })
 
   it('queues evaluations one at a time and cancels a running one, stopping its processes', async () => {
-    const client = await listen(server.url)
+    const client = await listenToJobs(server.url, 'evaluation')
     try {
       const big = Evaluation.parse(
         await (await post('/api/evaluations', { imageSetId, k: [256, 512] })).json(),
@@ -399,11 +381,10 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
       const dropped = Evaluation.parse(
         await (await post('/api/evaluations', { imageSetId, k: [4], limitPerClass: 4 })).json(),
       )
+      for (const e of [big, small, dropped]) expect(await client.join(e.id)).toMatchObject({ ok: true })
       await until(
         () =>
-          client.events.some(
-            (e) => e.evaluationId === big.id && e.type === 'progress' && e.data.phase === 'kmeans',
-          ),
+          client.events.some((e) => e.id === big.id && e.type === 'progress' && e.data.phase === 'kmeans'),
         'k-means of the big evaluation',
       )
       expect((await get(small.id)).status).toBe('queued')
@@ -436,7 +417,7 @@ describe.each(testDrivers())('evaluations on $name', (driver) => {
         .filter((e) => e.type === 'state')
         .map(
           (e) =>
-            `${e.evaluationId === big.id ? 'big' : e.evaluationId === small.id ? 'small' : 'dropped'}:${(e.data as Evaluation).status}`,
+            `${e.id === big.id ? 'big' : e.id === small.id ? 'small' : 'dropped'}:${(e.data as Evaluation).status}`,
         )
       expect(states.indexOf('small:running')).toBeGreaterThan(states.indexOf('big:cancelled'))
     } finally {

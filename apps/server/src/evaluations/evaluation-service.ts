@@ -5,13 +5,14 @@ import {
   type VocabularyEvaluation,
   vocabularyDimensionError,
 } from '@codebook/runtime'
-import type { CreateEvaluation, Evaluation, EvaluationEvent, EvaluationKResult } from '@codebook/shared'
+import type { CreateEvaluation, Evaluation, EvaluationKResult, JobEvent } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredImageSet } from '../image-sets/image-set-repo.ts'
 import type { ImageSetService } from '../image-sets/image-set-service.ts'
 import { hasCode } from '../jobs/follow-child.ts'
-import { createStoredChildJobs } from '../jobs/stored-child-jobs.ts'
+import type { JobFeed } from '../jobs/job-feed.ts'
+import { createStoredJobs, type JobContext } from '../jobs/stored-jobs.ts'
 import type { VocabularyService } from '../vocabularies/vocabulary-service.ts'
 import { type EvaluationJob, type EvaluationProcess, runEvaluationProcess } from './evaluation-process.ts'
 import { progressTracker } from './evaluation-progress.ts'
@@ -23,9 +24,11 @@ export interface EvaluationServiceDeps {
   imageSets: Pick<ImageSetService, 'stored' | 'source'>
   /** Resolves `vocabularyIds` to centroids files. */
   vocabularies: Pick<VocabularyService, 'centroids'>
-  /** Called for every event, in order per evaluation (the plugin emits `evaluation:event`). */
-  emit: (event: EvaluationEvent) => void
+  /** The job feed the evaluation's events are stored in and sent from. */
+  feed: JobFeed
   log: FastifyBaseLogger
+  /** The server's home: failure messages name no path under it. */
+  home: string
   /** Least time between two progress events of one evaluation (phase or k changes always pass). */
   progressIntervalMs?: number
   /** Starts the child process (tests may wrap it). */
@@ -50,6 +53,8 @@ export interface EvaluationService {
   cancel(id: string): Promise<Evaluation>
   /** Resolves with the record once the evaluation is no longer queued or running. */
   settled(id: string): Promise<Evaluation>
+  /** Stored events with seq > after, in order, at most `limit`. @throws ApiError 404 `EVALUATION_NOT_FOUND`. */
+  events(id: string, after: number, limit?: number): Promise<JobEvent[]>
   /** Whether a queued or running evaluation uses the image set. */
   usesImageSet(imageSetId: string): Promise<boolean>
   /** PID of the running evaluation's child process, if any. */
@@ -102,29 +107,21 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
   const { repo } = deps
   const startProcess = deps.start ?? runEvaluationProcess
   const interval = deps.progressIntervalMs ?? 250
-  const emitState = (evaluation: Evaluation) =>
-    deps.emit({ evaluationId: evaluation.id, type: 'state', data: evaluation })
-
-  const jobs = createStoredChildJobs<Evaluation, StoredEvaluation>(
+  const jobs = createStoredJobs<Evaluation, StoredEvaluation>(
     {
-      noun: 'evaluation',
-      codePrefix: 'EVALUATION',
+      kind: 'evaluation',
       // One at a time: an evaluation already uses every core (its own K-means workers).
       concurrency: 1,
-      store: {
-        ...repo,
-        queuedIds: async () => (await repo.listQueued()).map((e) => e.evaluation.id),
-      },
+      store: repo,
       recordOf: (stored) => stored.evaluation,
-      emitState,
       launch,
     },
-    deps.log,
+    deps,
   )
 
   async function launch(
     stored: StoredEvaluation,
-    inOrder: (work: () => Promise<void>) => Promise<void>,
+    { inOrder, record }: JobContext,
   ): Promise<EvaluationProcess> {
     const { params, evaluation } = stored
     const id = evaluation.id
@@ -143,14 +140,14 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
         last = { at: now, key }
         void inOrder(async () => {
           await repo.setProgress(id, progress.fraction)
-          deps.emit({ evaluationId: id, type: 'progress', data: progress })
+          await record('progress', progress)
         })
       },
       onResult: (r) => {
         const result = toKResult(r, params)
         void inOrder(async () => {
           await repo.appendResult(id, result)
-          deps.emit({ evaluationId: id, type: 'result', data: result })
+          await record('result', result)
         })
       },
     })
@@ -221,6 +218,7 @@ export function createEvaluationService(deps: EvaluationServiceDeps): Evaluation
     list: () => repo.list(),
     cancel: jobs.cancel,
     settled: jobs.settled,
+    events: jobs.events,
     usesImageSet: (imageSetId) => repo.usesImageSet(imageSetId),
     childPid: jobs.childPid,
     start: jobs.start,

@@ -1,4 +1,3 @@
-import { socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createEvaluationRepo } from './evaluation-repo.ts'
@@ -16,7 +15,8 @@ async function evaluationsPluginImpl(app: FastifyInstance): Promise<void> {
     repo: createEvaluationRepo(app.db),
     imageSets: app.imageSets,
     vocabularies: app.vocabularies,
-    emit: (event) => app.io.emit(socketEvents.evaluationEvent, event),
+    feed: app.jobFeed,
+    home: app.home.home,
     log: app.log,
   })
   app.decorate('evaluations', service)
@@ -31,5 +31,5 @@ async function evaluationsPluginImpl(app: FastifyInstance): Promise<void> {
 export const evaluationsPlugin = fp(evaluationsPluginImpl, {
   name: 'codebook-evaluations',
   fastify: '5.x',
-  dependencies: ['codebook-db', 'codebook-realtime', 'codebook-image-sets', 'codebook-vocabularies'],
+  dependencies: ['codebook-db', 'codebook-jobs', 'codebook-image-sets', 'codebook-vocabularies'],
 })

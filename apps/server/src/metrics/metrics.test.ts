@@ -1,4 +1,4 @@
-import { IterationReport, Run, RunEventList, stageNames } from '@codebook/shared'
+import { IterationReport, JobEventList, Run, stageNames } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
@@ -62,7 +62,7 @@ describe.each(testDrivers())('GET /metrics on $name', (driver) => {
     const run = Run.parse(await created.json())
     expect((await server.app.runs.settled(run.id)).status).toBe('succeeded')
     for (let i = 0; i < 3; i++) expect((await fetch(`${server.url}/api/runs/${run.id}`)).status).toBe(200)
-    const { events } = RunEventList.parse(
+    const { events } = JobEventList.parse(
       await (await fetch(`${server.url}/api/runs/${run.id}/events`)).json(),
     )
     const reports = events.filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))

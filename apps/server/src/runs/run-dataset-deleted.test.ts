@@ -1,4 +1,4 @@
-import { Dataset, Run, RunEventList } from '@codebook/shared'
+import { Dataset, JobEventList, Run } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
@@ -44,7 +44,7 @@ describe('a run whose dataset was deleted while it waited', () => {
       expect(failed.status).toBe('failed')
       expect(failed.error?.code).toBe('DATASET_DELETED')
       const answered = await app.inject({ method: 'GET', url: `/api/runs/${waiting}` })
-      const events = RunEventList.parse(
+      const events = JobEventList.parse(
         (await app.inject({ method: 'GET', url: `/api/runs/${waiting}/events` })).json(),
       )
       for (const text of [answered.body, JSON.stringify(events)]) {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import { Dataset, Run, RunEventList, RunLogData } from '@codebook/shared'
+import { Dataset, JobEventList, Run, RunLogData } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
@@ -77,7 +77,7 @@ describe('a run with a large init keeps the server answering', () => {
 
   async function logLines(runId: string): Promise<string[]> {
     const res = await fetch(`${server.url}/api/runs/${runId}/events`)
-    return RunEventList.parse(await res.json())
+    return JobEventList.parse(await res.json())
       .events.filter((e) => e.type === 'log')
       .map((e) => RunLogData.parse(e.data).message)
   }

@@ -7,8 +7,8 @@ import {
   type CreateRunInput,
   Dataset,
   IterationReport,
+  JobEventList,
   Run,
-  RunEventList,
   RunLogData,
   type Topology,
   topologyNodes,
@@ -39,7 +39,7 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     })
   const getRun = async (id: string) => Run.parse(await (await fetch(`${server.url}/api/runs/${id}`)).json())
   const events = async (id: string) =>
-    RunEventList.parse(await (await fetch(`${server.url}/api/runs/${id}/events`)).json()).events
+    JobEventList.parse(await (await fetch(`${server.url}/api/runs/${id}/events`)).json()).events
   const reports = async (id: string) =>
     (await events(id)).filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))
   const logs = async (id: string) =>

@@ -1,7 +1,8 @@
-import type { Run, RunEvent, RunEventType, RunLaunch, RunParams, RunStatus } from '@codebook/shared'
-import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm'
+import type { FinalJobStatus, Run, RunLaunch, RunParams } from '@codebook/shared'
+import { desc, eq, gt } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
-import { runEvents, runs, vocabularies } from '../db/schema.ts'
+import { runs, vocabularies } from '../db/schema.ts'
+import { type JobEnding, jobTransitions } from '../jobs/job-table.ts'
 
 type RunRow = typeof runs.$inferSelect
 
@@ -23,11 +24,8 @@ function toRun(row: RunRow): Run {
   }
 }
 
-/** Statuses after which a run never changes again. */
-export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'interrupted']
-
 /** Ended statuses from which a run with a checkpoint can be resumed. */
-export const RESUMABLE_STATUSES: readonly RunStatus[] = ['interrupted', 'cancelled', 'failed']
+export const RESUMABLE_STATUSES: readonly FinalJobStatus[] = ['interrupted', 'cancelled', 'failed']
 
 /** A vocabulary record (the centroids file of a succeeded run). */
 export interface StoredVocabulary {
@@ -39,32 +37,27 @@ export interface StoredVocabulary {
   createdAt: string
 }
 
-/** How a run ended. */
-export interface RunEnding {
-  status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>
-  error?: { code: string; message: string }
-  vocabularyId?: string
-}
-
 /**
- * Run persistence over drizzle (portable SQL only: PGlite and PostgreSQL). State transitions are
- * guarded by the current status in the WHERE clause, so a late write cannot undo a final state.
+ * Run persistence over drizzle (portable SQL only: PGlite and PostgreSQL); the lifecycle's writes are
+ * the job table's ({@link jobTransitions}), guarded by the current status.
  */
 export interface RunRepo {
   insert(id: string, params: RunParams): Promise<Run>
   get(id: string): Promise<Run | undefined>
   /** Newest first. */
   list(): Promise<Run[]>
-  /** Queued runs, oldest first (the queue order after a restart). */
-  listQueued(): Promise<Run[]>
+  /** Ids of queued runs, oldest first (the queue order after a restart). */
+  queuedIds(): Promise<string[]>
   /** queued → running; undefined when the run is no longer queued (e.g. cancelled meanwhile). */
   markRunning(id: string): Promise<Run | undefined>
-  /** Progress of a running run: iterations done, last inertia, iteration the checkpoint holds (if written). */
-  setIteration(id: string, iteration: number, inertia: number, checkpointIteration?: number): Promise<void>
+  /** Progress of a running run: iterations done, last inertia, iteration the checkpoint holds. */
+  setIteration(id: string, iteration: number, inertia: number, checkpointIteration: number): Promise<void>
   /** How a running run's workers were started and where they are; undefined when the run is not running. */
   setLaunch(id: string, launch: RunLaunch): Promise<Run | undefined>
+  /** The vocabulary a running run has saved (its final state follows). */
+  setVocabulary(id: string, vocabularyId: string): Promise<void>
   /** Final state, only from queued or running; undefined when the run had already ended. */
-  finish(id: string, ending: RunEnding): Promise<Run | undefined>
+  finish(id: string, ending: JobEnding): Promise<Run | undefined>
   /**
    * Resumable status (see {@link RESUMABLE_STATUSES}) with a checkpoint → queued (error and finish time
    * cleared); undefined when the run is not in such a state.
@@ -72,20 +65,14 @@ export interface RunRepo {
   requeue(id: string): Promise<Run | undefined>
   /** Marks every `running` run `interrupted` (server start after a crash or stop); returns them. */
   interruptRunning(): Promise<Run[]>
-  /**
-   * Appends an event with the next seq of its run (max + 1, inside one statement; the unique
-   * (run_id, seq) constraint rejects a duplicate). Callers serialize appends per run.
-   */
-  appendEvent(runId: string, type: RunEventType, data: unknown): Promise<RunEvent>
-  /** Events with seq > after, in seq order. */
-  /** Events with seq > after in order; at most `limit` when given. */
-  eventsAfter(runId: string, after: number, limit?: number): Promise<RunEvent[]>
   insertVocabulary(v: Omit<StoredVocabulary, 'createdAt'>): Promise<StoredVocabulary>
   getVocabulary(id: string): Promise<StoredVocabulary | undefined>
 }
 
 /** Creates the {@link RunRepo} over a database. */
 export function createRunRepo(db: Database): RunRepo {
+  const job = jobTransitions<RunRow>(db, runs, 'run')
+  const toRunOrUndefined = (row: RunRow | undefined) => (row === undefined ? undefined : toRun(row))
   return {
     async insert(id, params) {
       const [row] = await db
@@ -96,97 +83,25 @@ export function createRunRepo(db: Database): RunRepo {
     },
     async get(id) {
       const [row] = await db.select().from(runs).where(eq(runs.id, id))
-      return row === undefined ? undefined : toRun(row)
+      return toRunOrUndefined(row)
     },
     async list() {
       const rows = await db.select().from(runs).orderBy(desc(runs.createdAt), desc(runs.id))
       return rows.map(toRun)
     },
-    async listQueued() {
-      const rows = await db
-        .select()
-        .from(runs)
-        .where(eq(runs.status, 'queued'))
-        .orderBy(asc(runs.createdAt), asc(runs.id))
-      return rows.map(toRun)
-    },
-    async markRunning(id) {
-      const [row] = await db
-        .update(runs)
-        .set({ status: 'running', startedAt: sql`now()` })
-        .where(and(eq(runs.id, id), eq(runs.status, 'queued')))
-        .returning()
-      return row === undefined ? undefined : toRun(row)
-    },
+    queuedIds: job.queuedIds,
+    markRunning: async (id) => toRunOrUndefined(await job.markRunning(id)),
     async setIteration(id, iteration, inertia, checkpointIteration) {
-      await db
-        .update(runs)
-        .set({ iteration, inertia, ...(checkpointIteration === undefined ? {} : { checkpointIteration }) })
-        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
+      await job.whileRunning(id, { iteration, inertia, checkpointIteration })
     },
-    async setLaunch(id, launch) {
-      const [row] = await db
-        .update(runs)
-        .set({ launch })
-        .where(and(eq(runs.id, id), eq(runs.status, 'running')))
-        .returning()
-      return row === undefined ? undefined : toRun(row)
+    setLaunch: async (id, launch) => toRunOrUndefined(await job.whileRunning(id, { launch })),
+    async setVocabulary(id, vocabularyId) {
+      await job.whileRunning(id, { vocabularyId })
     },
-    async finish(id, ending) {
-      const [row] = await db
-        .update(runs)
-        .set({
-          status: ending.status,
-          error: ending.error ?? null,
-          vocabularyId: ending.vocabularyId ?? null,
-          finishedAt: sql`now()`,
-        })
-        .where(and(eq(runs.id, id), inArray(runs.status, ['queued', 'running'])))
-        .returning()
-      return row === undefined ? undefined : toRun(row)
-    },
-    async requeue(id) {
-      const [row] = await db
-        .update(runs)
-        .set({ status: 'queued', error: null, finishedAt: null })
-        .where(
-          and(
-            eq(runs.id, id),
-            inArray(runs.status, [...RESUMABLE_STATUSES]),
-            gt(runs.checkpointIteration, 0),
-          ),
-        )
-        .returning()
-      return row === undefined ? undefined : toRun(row)
-    },
-    async interruptRunning() {
-      const rows = await db
-        .update(runs)
-        .set({
-          status: 'interrupted',
-          error: { code: 'INTERRUPTED', message: 'the server stopped while the run was running' },
-          finishedAt: sql`now()`,
-        })
-        .where(eq(runs.status, 'running'))
-        .returning()
-      return rows.map(toRun)
-    },
-    async appendEvent(runId, type, data) {
-      const next = sql`(select coalesce(max(${runEvents.seq}), 0) + 1 from ${runEvents} where ${runEvents.runId} = ${runId})`
-      const [row] = await db
-        .insert(runEvents)
-        .values({ runId, seq: next, type, data })
-        .returning({ seq: runEvents.seq, type: runEvents.type, data: runEvents.data })
-      return row!
-    },
-    async eventsAfter(runId, after, limit) {
-      const query = db
-        .select({ seq: runEvents.seq, type: runEvents.type, data: runEvents.data })
-        .from(runEvents)
-        .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, after)))
-        .orderBy(asc(runEvents.seq))
-      return limit === undefined ? query : query.limit(limit)
-    },
+    finish: async (id, ending) => toRunOrUndefined(await job.finish(id, ending)),
+    requeue: async (id) =>
+      toRunOrUndefined(await job.requeue(id, RESUMABLE_STATUSES, gt(runs.checkpointIteration, 0))),
+    interruptRunning: async () => (await job.interruptRunning()).map(toRun),
     async insertVocabulary(v) {
       const [row] = await db.insert(vocabularies).values(v).returning()
       return { ...row!, createdAt: row!.createdAt.toISOString() }

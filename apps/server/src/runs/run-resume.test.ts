@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { openNpy } from '@codebook/runtime'
-import { Dataset, IterationReport, Run, RunEventList, socketEvents } from '@codebook/shared'
+import { Dataset, IterationReport, JobEventList, Run, socketEvents } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { connected, eventClient } from '../test-support/event-client.ts'
@@ -75,14 +75,16 @@ describe('resuming runs', () => {
     const run = Run.parse(await (await post('/api/runs', { datasetId, ...params })).json())
     const socket = eventClient(server.url)
     let pids: number[] | null = null
-    socket.on(socketEvents.runEvent, (e) => {
+    socket.on(socketEvents.jobEvent, (e) => {
       if (pids || e.type !== 'iteration' || IterationReport.parse(e.data).iteration < 2) return
       pids = server.app.runs.workerPids(run.id)
       for (const pid of pids) process.kill(pid, 'SIGSTOP')
     })
     try {
       await connected(socket)
-      expect(await socket.emitWithAck(socketEvents.runJoin, { runId: run.id, lastSeq: 0 })).toMatchObject({
+      expect(
+        await socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: run.id, lastSeq: 0 }),
+      ).toMatchObject({
         ok: true,
       })
       await waitFor('iteration 2', () => pids !== null)
@@ -94,7 +96,7 @@ describe('resuming runs', () => {
   }
 
   async function iterationsOf(runId: string): Promise<IterationReport[]> {
-    const { events } = RunEventList.parse(
+    const { events } = JobEventList.parse(
       await (await fetch(`${server.url}/api/runs/${runId}/events`)).json(),
     )
     return events.filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))
@@ -153,7 +155,7 @@ describe('resuming runs', () => {
     expect(done).toMatchObject({ status: 'succeeded', iteration: 8 })
     expect(Array.from(await readVocabulary(done.vocabularyId!))).toEqual(Array.from(reference))
 
-    const { events } = RunEventList.parse(
+    const { events } = JobEventList.parse(
       await (await fetch(`${server.url}/api/runs/${run.id}/events`)).json(),
     )
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))

@@ -1,24 +1,11 @@
 import { kernelNames } from '@codebook/runtime'
-import { CreateRun, ErrorBody, Run, RunEventList, RunList } from '@codebook/shared'
+import { CreateRun, ErrorBody, Run, RunList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../http/api-error.ts'
+import { jobEventsRoute } from '../jobs/job-routes.ts'
 
 const IdParams = z.object({ id: z.string().min(1) })
-
-/** One page of the event log: a 1,000-iteration run with 64 workers is tens of MB in one answer otherwise. */
-export const MAX_EVENTS_PER_PAGE = 2000
-
-const EventsQuery = z.object({
-  after: z.coerce.number().int().nonnegative().default(0).describe('return events with seq > after'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_EVENTS_PER_PAGE)
-    .default(MAX_EVENTS_PER_PAGE)
-    .describe(`at most this many events (≤ ${MAX_EVENTS_PER_PAGE}); page on with after = the last seq`),
-})
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody }
 
@@ -87,19 +74,5 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => app.runs.resume(request.params.id),
   )
 
-  app.get(
-    '/runs/:id/events',
-    {
-      schema: {
-        summary: 'Stored events of a run with seq > after, in order',
-        tags: ['runs'],
-        params: IdParams,
-        querystring: EventsQuery,
-        response: { 200: RunEventList, ...errors },
-      },
-    },
-    async (request) => ({
-      events: await app.runs.events(request.params.id, request.query.after, request.query.limit),
-    }),
-  )
+  jobEventsRoute(app, 'runs', 'run', (id, after, limit) => app.runs.events(id, after, limit))
 }

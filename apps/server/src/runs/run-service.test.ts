@@ -5,14 +5,14 @@ import {
   CreateRun,
   Dataset,
   IterationReport,
+  JobEventList,
+  type JobJoinAck,
+  type JobSocketEvent,
   Run,
-  RunEventList,
-  type RunJoinAck,
+  type RunEventType,
   RunLogData,
   RunProgressData,
-  type RunSocketEvent,
   runEventData,
-  runEventTypes,
   serverEventSchemas,
   socketEvents,
 } from '@codebook/shared'
@@ -24,27 +24,31 @@ import { makeVectors, npyFloat32, type TestVectors } from '../test-support/paylo
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
 import { createRunRepo } from './run-repo.ts'
 
-/** A socket that records every `run:event` it receives, and what did not parse with the shared schemas. */
+/** A socket that records every run's `job:event` it receives, and what did not parse with the shared schemas. */
 interface Listener {
   socket: EventClient
-  events: RunSocketEvent[]
+  events: JobSocketEvent[]
   /** `seq type: problem` of each event whose envelope or `data` the contract refuses. */
   invalid: string[]
 }
 
 async function listen(url: string): Promise<Listener> {
   const socket = eventClient(url)
-  const events: RunSocketEvent[] = []
+  const events: JobSocketEvent[] = []
   const invalid: string[] = []
-  socket.on(socketEvents.runEvent, (raw) => {
+  socket.on(socketEvents.jobEvent, (raw) => {
     // The wire is checked against the contract, not the server's TypeScript types.
-    const envelope = serverEventSchemas[socketEvents.runEvent].safeParse(raw)
+    const envelope = serverEventSchemas[socketEvents.jobEvent].safeParse(raw)
     if (!envelope.success) {
       invalid.push(`envelope: ${envelope.error.message}`)
       return
     }
     const e = envelope.data
-    const data = runEventData[e.type].safeParse(e.data)
+    if (e.kind !== 'run' || !(e.type in runEventData)) {
+      invalid.push(`${e.seq}: a ${e.kind} event of type ${e.type}`)
+      return
+    }
+    const data = runEventData[e.type as RunEventType].safeParse(e.data)
     if (!data.success) invalid.push(`${e.seq} ${e.type}: ${data.error.message}`)
     events.push(e)
   })
@@ -52,8 +56,8 @@ async function listen(url: string): Promise<Listener> {
   return { socket, events, invalid }
 }
 
-function joinRun(l: Listener, runId: string, lastSeq: number): Promise<RunJoinAck> {
-  return l.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq })
+function joinRun(l: Listener, runId: string, lastSeq: number): Promise<JobJoinAck> {
+  return l.socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq })
 }
 
 /** Resolves once `check` holds, polling every 20 ms (fails the test after 20 s). */
@@ -155,7 +159,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     expect(done.iteration).toBe(ref.iterations)
     expect(done.inertia).toBeCloseTo(ref.inertia.at(-1)!, 6)
 
-    const { events } = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events`))
+    const { events } = JobEventList.parse(await getJson(`/api/runs/${queued.id}/events`))
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
     const core = events.filter((e) => e.type === 'state' || e.type === 'iteration')
     expect(core.map((e) => e.type)).toEqual([
@@ -190,11 +194,11 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       expect(r.reduction).toBe('tree-dyn')
     }
 
-    const after = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=2`))
+    const after = JobEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=2`))
     expect(after.events).toEqual(events.slice(2))
     // Paging: limit caps a page, and after = the last seq of a page continues exactly.
-    const page1 = RunEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=0&limit=3`)).events
-    const page2 = RunEventList.parse(
+    const page1 = JobEventList.parse(await getJson(`/api/runs/${queued.id}/events?after=0&limit=3`)).events
+    const page2 = JobEventList.parse(
       await getJson(`/api/runs/${queued.id}/events?after=${page1.at(-1)!.seq}&limit=3`),
     ).events
     expect([...page1, ...page2]).toEqual(events.slice(0, 6))
@@ -219,8 +223,8 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     try {
       const ack = await joinRun(late, queued.id, 0)
       expect(ack).toEqual({ ok: true, lastSeq: events.length })
-      expect(late.events).toEqual(events.map((e) => ({ runId: queued.id, ...e })))
-      expect(new Set(late.events.map((e) => e.type))).toEqual(new Set(runEventTypes))
+      expect(late.events).toEqual(events.map((e) => ({ kind: 'run', id: queued.id, ...e })))
+      expect(new Set(late.events.map((e) => e.type))).toEqual(new Set(Object.keys(runEventData)))
       expect(late.invalid).toEqual([])
     } finally {
       late.socket.close()
@@ -236,7 +240,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
     const init = await computeInit('kmeans++', small.values, small.values.length / small.d, small.d, 4, 1)
     const ref = lloydReference(small.values, small.d, init, { maxIterations: 3, tol: 0, seed: 1 })
     const reportsOf = async (id: string) =>
-      RunEventList.parse(await getJson(`/api/runs/${id}/events`))
+      JobEventList.parse(await getJson(`/api/runs/${id}/events`))
         .events.filter((e) => e.type === 'iteration')
         .map((e) => IterationReport.parse(e.data))
 
@@ -331,7 +335,7 @@ describe.each(testDrivers())('runs on $name', (driver) => {
       for (const pid of pids) expect(isAlive(pid)).toBe(false)
       expect(server.app.runs.workerPids(run.id)).toEqual([])
 
-      const { events } = RunEventList.parse(await getJson(`/api/runs/${run.id}/events`))
+      const { events } = JobEventList.parse(await getJson(`/api/runs/${run.id}/events`))
       const last = events.at(-1)!
       expect(last.type).toBe('state')
       expect(Run.parse(last.data).status).toBe('cancelled')
@@ -340,8 +344,8 @@ describe.each(testDrivers())('runs on $name', (driver) => {
         () => first.events.length === events.length && second.events.length === events.length - 3,
         'the final state on both sockets',
       )
-      expect(first.events).toEqual(events.map((e) => ({ runId: run.id, ...e })))
-      expect(second.events).toEqual(events.slice(3).map((e) => ({ runId: run.id, ...e })))
+      expect(first.events).toEqual(events.map((e) => ({ kind: 'run', id: run.id, ...e })))
+      expect(second.events).toEqual(events.slice(3).map((e) => ({ kind: 'run', id: run.id, ...e })))
       expect([...first.invalid, ...second.invalid]).toEqual([])
 
       // The queue moves on once the slot is free.

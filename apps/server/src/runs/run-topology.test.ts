@@ -1,5 +1,5 @@
 import { generateTopology } from '@codebook/runtime'
-import { Dataset, IterationReport, Run, RunEventList, RunLogData } from '@codebook/shared'
+import { Dataset, IterationReport, JobEventList, Run, RunLogData } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { makeVectors, npyFloat32 } from '../test-support/payloads.ts'
@@ -56,7 +56,7 @@ describe('runs placed on a saved topology', () => {
     expect(v2.status).toBe(201)
 
     expect((await server.app.runs.settled(run.id)).status).toBe('succeeded')
-    const events = RunEventList.parse(
+    const events = JobEventList.parse(
       await (await fetch(`${server.url}/api/runs/${run.id}/events`)).json(),
     ).events
     const reports = events.filter((e) => e.type === 'iteration').map((e) => IterationReport.parse(e.data))
@@ -71,7 +71,7 @@ describe('runs placed on a saved topology', () => {
     // The same run without a topology: one rack, nothing crosses.
     const flat = Run.parse(await (await post('/api/runs', { ...body, topologyId: undefined })).json())
     expect((await server.app.runs.settled(flat.id)).status).toBe('succeeded')
-    const flatEvents = RunEventList.parse(
+    const flatEvents = JobEventList.parse(
       await (await fetch(`${server.url}/api/runs/${flat.id}/events`)).json(),
     )
     const flatReport = IterationReport.parse(flatEvents.events.find((e) => e.type === 'iteration')!.data)
@@ -98,7 +98,7 @@ describe('runs placed on a saved topology', () => {
     const run = Run.parse(await res.json())
     expect(run.params.mapping).toEqual(mapping)
     expect((await server.app.runs.settled(run.id)).status).toBe('succeeded')
-    const events = RunEventList.parse(
+    const events = JobEventList.parse(
       await (await fetch(`${server.url}/api/runs/${run.id}/events`)).json(),
     ).events
     const logs = events.filter((e) => e.type === 'log').map((e) => RunLogData.parse(e.data).message)

@@ -1,4 +1,3 @@
-import { socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createStudyRepo } from './study-repo.ts'
@@ -14,7 +13,8 @@ declare module 'fastify' {
 async function studiesPluginImpl(app: FastifyInstance): Promise<void> {
   const service = createStudyService({
     repo: createStudyRepo(app.db),
-    emit: (event) => app.io.emit(socketEvents.studyEvent, event),
+    feed: app.jobFeed,
+    home: app.home.home,
     log: app.log,
   })
   app.decorate('studies', service)
@@ -29,5 +29,5 @@ async function studiesPluginImpl(app: FastifyInstance): Promise<void> {
 export const studiesPlugin = fp(studiesPluginImpl, {
   name: 'codebook-studies',
   fastify: '5.x',
-  dependencies: ['codebook-db', 'codebook-realtime'],
+  dependencies: ['codebook-db', 'codebook-jobs'],
 })

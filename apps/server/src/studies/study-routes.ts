@@ -1,6 +1,7 @@
 import { CreateStudy, ErrorBody, Study, StudyList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { jobEventsRoute } from '../jobs/job-routes.ts'
 
 const IdParams = z.object({ id: z.string().min(1) })
 
@@ -81,4 +82,6 @@ export const studyRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply.code(204).send(null)
     },
   )
+
+  jobEventsRoute(app, 'studies', 'study', (id, after, limit) => app.studies.events(id, after, limit))
 }

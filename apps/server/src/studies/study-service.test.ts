@@ -7,28 +7,12 @@ import {
   playCell,
   summariseCell,
 } from '@codebook/runtime'
-import {
-  ErrorBody,
-  Study,
-  type StudyEvent,
-  StudyList,
-  serverEventSchemas,
-  socketEvents,
-} from '@codebook/shared'
+import { ErrorBody, JobEventList, Study, StudyList } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'
-import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
+import { listenToJobs } from '../test-support/job-listener.ts'
 import { isAlive, waitFor } from '../test-support/processes.ts'
 import { authHeaders, makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
-
-/** A socket.io client recording every `study:event`, in arrival order. */
-async function listen(url: string): Promise<{ socket: EventClient; events: StudyEvent[] }> {
-  const socket = eventClient(url)
-  const events: StudyEvent[] = []
-  socket.on(socketEvents.studyEvent, (e) => events.push(serverEventSchemas[socketEvents.studyEvent].parse(e)))
-  await connected(socket)
-  return { socket, events }
-}
 
 /** A study long enough to be caught running on a loaded machine (minutes), cancelled long before its end. */
 const LONG = { kind: 'reductions', n: 1024, cv: [0.01, 0.1, 0.3, 1, 3, 10], runs: 100_000 } as const
@@ -60,7 +44,7 @@ describe.each(testDrivers())('studies on $name', (driver) => {
   })
 
   it('plays a reductions study to the runtime’s rows for the same seed, streaming state, progress and results', async () => {
-    const client = await listen(server.url)
+    const client = await listenToJobs(server.url, 'study')
     const delay = monitorEventLoopDelay({ resolution: 10 })
     try {
       const body = { kind: 'reductions', n: 16, cv: [0.1, 3], muC: [0, 1], runs: 10_000, seed: 7 }
@@ -69,6 +53,7 @@ describe.each(testDrivers())('studies on $name', (driver) => {
       expect(res.status).toBe(201)
       const queued = Study.parse(await res.json())
       expect(queued).toMatchObject({ kind: 'reductions', status: 'queued', progress: 0, results: [] })
+      expect(await client.join(queued.id)).toMatchObject({ ok: true })
       const done = await server.app.studies.settled(queued.id)
       delay.disable()
       expect(done.error).toBeNull()
@@ -93,9 +78,18 @@ describe.each(testDrivers())('studies on $name', (driver) => {
         () => client.events.some((e) => e.type === 'state' && e.data.status === 'succeeded'),
         60_000,
       )
-      const mine = client.events.filter((e) => e.studyId === queued.id)
+      const mine = client.events.filter((e) => e.id === queued.id)
       const states = mine.flatMap((e) => (e.type === 'state' ? [e.data.status] : []))
       expect(states).toEqual(['queued', 'running', 'succeeded'])
+      // The socket's replay and live events are the stored feed, seq 1, 2, 3, … without a gap.
+      const stored = JobEventList.parse(
+        await (await fetch(`${server.url}/api/studies/${queued.id}/events`)).json(),
+      )
+      expect(mine.map((e) => e.seq)).toEqual(stored.events.map((e) => e.seq))
+      expect(stored.events.map((e) => e.seq)).toEqual(stored.events.map((_, i) => i + 1))
+      // A record read by GET names the seq its feed had then: a client joining from it gets nothing twice.
+      expect((await get(queued.id)).lastEventSeq).toBe(stored.events.length)
+      expect(queued.lastEventSeq).toBeUndefined()
       // Results arrive cell by cell, in play order, between running and the end.
       const streamed = mine.flatMap((e): unknown[] => (e.type === 'result' ? e.data : []))
       expect(streamed).toEqual(expected)
@@ -152,11 +146,12 @@ describe.each(testDrivers())('studies on $name', (driver) => {
   })
 
   it('runs studies one at a time: cancels a running one (its process ends), then the queued one runs; delete removes', async () => {
-    const client = await listen(server.url)
+    const client = await listenToJobs(server.url, 'study')
     try {
       const big = await create(LONG)
       const small = await create({ kind: 'markov', n: 8, runs: 2000 })
       const dropped = await create({ kind: 'markov', n: 8, runs: 2000 })
+      expect(await client.join(small.id)).toMatchObject({ ok: true })
       await waitFor('the big study’s child', () => server.app.studies.childPid(big.id) !== undefined, 60_000)
       const pid = server.app.studies.childPid(big.id)!
       expect((await get(small.id)).status).toBe('queued')
@@ -180,11 +175,10 @@ describe.each(testDrivers())('studies on $name', (driver) => {
       })
       expect(del.status).toBe(204)
       expect((await fetch(`${server.url}/api/studies/${small.id}`)).status).toBe(404)
-      await waitFor(
-        'deleted event',
-        () => client.events.some((e) => e.studyId === small.id && e.type === 'deleted'),
-        60_000,
-      )
+      // Its feed goes with it: the events route answers 404 and the table holds none of its events.
+      expect(client.events.some((e) => e.id === small.id && e.type === 'result')).toBe(true)
+      expect((await fetch(`${server.url}/api/studies/${small.id}/events`)).status).toBe(404)
+      expect(await server.app.jobFeed.eventsAfter('study', small.id, 0)).toEqual([])
 
       // Deleting a running study stops it first.
       const running = await create(LONG)

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { CreateStudy, Study, StudyEvent, StudyParams } from '@codebook/shared'
+import type { CreateStudy, JobEvent, Study, StudyParams } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'
-import { createStoredChildJobs } from '../jobs/stored-child-jobs.ts'
+import type { JobFeed } from '../jobs/job-feed.ts'
+import { createStoredJobs } from '../jobs/stored-jobs.ts'
 import { gridAxes } from './study-plan.ts'
 import { runStudyProcess, type StudyJob } from './study-process.ts'
 import type { StudyRepo } from './study-repo.ts'
@@ -13,9 +14,11 @@ export const MAX_QUEUED_STUDIES = 20
 /** Dependencies of {@link createStudyService}. */
 export interface StudyServiceDeps {
   repo: StudyRepo
-  /** Called for every event, in order per study (the plugin emits `study:event`). */
-  emit: (event: StudyEvent) => void
+  /** The job feed the study's events are stored in and sent from. */
+  feed: JobFeed
   log: FastifyBaseLogger
+  /** The server's home: failure messages name no path under it. */
+  home: string
   /** Starts the child process (tests may wrap it). */
   start?: typeof runStudyProcess
 }
@@ -34,6 +37,8 @@ export interface StudyService {
   remove(id: string): Promise<void>
   /** Resolves with the record once the study is no longer queued or running. */
   settled(id: string): Promise<Study>
+  /** Stored events with seq > after, in order, at most `limit`. @throws ApiError 404 `STUDY_NOT_FOUND`. */
+  events(id: string, after: number, limit?: number): Promise<JobEvent[]>
   /** PID of the running study's child process, if any. */
   childPid(id: string): number | undefined
   /** Start-up: `running` studies left by the last server become `interrupted`; queued ones run again. */
@@ -64,33 +69,29 @@ function defaultName(input: CreateStudy): string {
 export function createStudyService(deps: StudyServiceDeps): StudyService {
   const { repo } = deps
   const startProcess = deps.start ?? runStudyProcess
-  const emitState = (study: Study) => deps.emit({ studyId: study.id, type: 'state', data: study })
-
-  const jobs = createStoredChildJobs<Study, Study>(
+  const jobs = createStoredJobs<Study, Study>(
     {
-      noun: 'study',
-      codePrefix: 'STUDY',
+      kind: 'study',
       // One at a time: a study keeps one core busy; the machine's other work needs the rest.
       concurrency: 1,
       maxQueued: MAX_QUEUED_STUDIES,
-      store: { ...repo, queuedIds: () => repo.listQueued() },
+      store: repo,
       recordOf: (study) => study,
-      emitState,
-      launch: (study, inOrder) =>
+      launch: (study, { inOrder, record }) =>
         startProcess({ kind: study.kind, ...study.params } as StudyJob, {
           onProgress: (fraction, message) =>
             void inOrder(async () => {
               await repo.setProgress(study.id, fraction)
-              deps.emit({ studyId: study.id, type: 'progress', data: { fraction, message } })
+              await record('progress', { fraction, message })
             }),
           onResult: (rows) =>
             void inOrder(async () => {
               await repo.appendResults(study.id, rows)
-              deps.emit({ studyId: study.id, type: 'result', data: rows })
+              await record('result', rows)
             }),
         }),
     },
-    deps.log,
+    deps,
   )
 
   return {
@@ -111,9 +112,10 @@ export function createStudyService(deps: StudyServiceDeps): StudyService {
     async remove(id) {
       await jobs.stop(id)
       if (!(await repo.remove(id))) throw studyNotFound(id)
-      deps.emit({ studyId: id, type: 'deleted' })
+      await deps.feed.remove('study', id)
     },
     settled: jobs.settled,
+    events: jobs.events,
     childPid: jobs.childPid,
     start: jobs.start,
     shutdown: jobs.shutdown,

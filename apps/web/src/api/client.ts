@@ -5,9 +5,9 @@ import {
   DatasetPreview,
   ErrorBody,
   Health,
+  type JobEvent,
+  JobEventList,
   Run,
-  type RunEvent,
-  RunEventList,
   RunList,
   ServerLimits,
   UploadDataset,
@@ -175,15 +175,15 @@ export function cancelRun(id: string): Promise<void> {
  * `GET /api/runs/:id/events?after=SEQ`: stored events with seq > after, in order, read page by
  * page (the server answers at most `limit` per request).
  */
-export async function listRunEvents(id: string, after: number): Promise<RunEvent[]> {
-  const all: RunEvent[] = []
+export async function listRunEvents(id: string, after: number): Promise<JobEvent[]> {
+  const all: JobEvent[] = []
   let from = after
   for (;;) {
     const page = (
       await request(
         'GET',
         `/api/runs/${encodeURIComponent(id)}/events?after=${from}&limit=${EVENTS_PAGE}`,
-        RunEventList,
+        JobEventList,
       )
     ).events
     all.push(...page)

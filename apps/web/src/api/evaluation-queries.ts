@@ -9,6 +9,7 @@ import {
   listImageSets,
   uploadImageSet,
 } from './evaluation-client.ts'
+import type { FollowedJob } from './job-feed.ts'
 
 /** Query keys of image sets and evaluations, shared by hooks and the socket feed. */
 export const evaluationKeys = {
@@ -47,6 +48,37 @@ export function useEvaluations(socketLive: boolean) {
     refetchInterval: (query) =>
       query.state.data?.some(isEvaluationActive) ? (socketLive ? POLL_LIVE_MS : POLL_OFFLINE_MS) : false,
   })
+}
+
+/** The jobs a page follows: the queued or running ones, from the seq each record was read at. */
+function followedEvaluations(list: Evaluation[]): FollowedJob[] {
+  return list.filter(isEvaluationActive).map((e) => ({ id: e.id, lastEventSeq: e.lastEventSeq }))
+}
+
+/**
+ * The listed evaluations that are queued or running: the ones the list page follows live. A
+ * second observer of the list (no polling of its own), so the page can follow them before it
+ * chooses the list's poll rate from the feed's status.
+ */
+export function useFollowedEvaluations(): FollowedJob[] {
+  return (
+    useQuery({ queryKey: evaluationKeys.evaluations, queryFn: listEvaluations, select: followedEvaluations })
+      .data ?? []
+  )
+}
+
+/**
+ * Evaluation `id` while it is queued or running (an ended one has no more events), once its record
+ * is read: a second observer of the detail query, as {@link useFollowedEvaluations} is of the list.
+ */
+export function useFollowedEvaluation(id: string): FollowedJob[] {
+  return (
+    useQuery({
+      queryKey: evaluationKeys.evaluation(id),
+      queryFn: () => getEvaluation(id),
+      select: (e: Evaluation) => followedEvaluations([e]),
+    }).data ?? []
+  )
 }
 
 /** One evaluation; polls while it is active (faster when the socket is down). */

@@ -1,5 +1,6 @@
 import type { Study, StudyProgress } from '@codebook/shared'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import type { FollowedJob } from './job-feed.ts'
 import { cancelStudy, createStudy, deleteStudy, getStudy, listStudies } from './study-client.ts'
 
 /** Query keys of reduction studies, shared by hooks and the socket feed. */
@@ -27,6 +28,34 @@ export function useStudies(socketLive: boolean) {
     refetchInterval: (query) =>
       query.state.data?.some(isStudyActive) ? (socketLive ? POLL_LIVE_MS : POLL_OFFLINE_MS) : false,
   })
+}
+
+/** The jobs a page follows: the queued or running ones, from the seq each record was read at. */
+function followedStudies(list: Study[]): FollowedJob[] {
+  return list.filter(isStudyActive).map((s) => ({ id: s.id, lastEventSeq: s.lastEventSeq }))
+}
+
+/**
+ * The listed studies that are queued or running: the ones the list page follows live. A second
+ * observer of the list (no polling of its own), so the page can follow them before it chooses the
+ * list's poll rate from the feed's status.
+ */
+export function useFollowedStudies(): FollowedJob[] {
+  return useQuery({ queryKey: studyKeys.studies, queryFn: listStudies, select: followedStudies }).data ?? []
+}
+
+/**
+ * Study `id` while it is queued or running (an ended one has no more events), once its record is
+ * read: a second observer of the detail query, as {@link useFollowedStudies} is of the list.
+ */
+export function useFollowedStudy(id: string): FollowedJob[] {
+  return (
+    useQuery({
+      queryKey: studyKeys.study(id),
+      queryFn: () => getStudy(id),
+      select: (s: Study) => followedStudies([s]),
+    }).data ?? []
+  )
 }
 
 /** One study; polls while it is active. */
@@ -74,11 +103,16 @@ export function useCancelStudy() {
   })
 }
 
-/** Deletes a study and refreshes the list. */
+/**
+ * Deletes a study: drops it from the cached list at once (no event announces a deletion; the list
+ * page would show it until its refetch answers) and refreshes the list.
+ */
 export function useDeleteStudy() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: deleteStudy,
+    onSuccess: (_v, id) =>
+      queryClient.setQueryData<Study[]>(studyKeys.studies, (list) => list?.filter((s) => s.id !== id)),
     onSettled: (_v, _err, id) => {
       queryClient.removeQueries({ queryKey: studyKeys.study(id) })
       void queryClient.invalidateQueries({ queryKey: studyKeys.studies, exact: true })

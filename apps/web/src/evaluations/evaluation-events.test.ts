@@ -1,4 +1,4 @@
-import type { Evaluation, EvaluationKResult, EvaluationProgress } from '@codebook/shared'
+import type { Evaluation, EvaluationKResult, EvaluationProgress, JobSocketEvent } from '@codebook/shared'
 import { QueryClient } from '@tanstack/react-query'
 import { describe, expect, it } from 'vitest'
 import { evaluationKeys } from '../api/evaluation-queries.ts'
@@ -49,6 +49,11 @@ function result(k: number, accuracy: number): EvaluationKResult {
   }
 }
 
+/** An evaluation's `job:event` as the socket delivers it. */
+function event(id: string, type: string, data: unknown, seq = 1): JobSocketEvent {
+  return { kind: 'evaluation', id, seq, type, data }
+}
+
 function clientWith(list: Evaluation[]): QueryClient {
   const client = new QueryClient()
   client.setQueryData(evaluationKeys.evaluations, list)
@@ -86,12 +91,11 @@ describe('applyEvaluationEvent', () => {
   it('keeps the phase text and moves progress forward only, for the named evaluation', () => {
     const client = clientWith([evaluation('a'), evaluation('b')])
     const p1: EvaluationProgress = { phase: 'kmeans', k: 16, fraction: 0.4, message: 'iteration 2' }
-    expect(applyEvaluationEvent(client, { evaluationId: 'a', type: 'progress', data: p1 })).toBe(true)
-    applyEvaluationEvent(client, {
-      evaluationId: 'a',
-      type: 'progress',
-      data: { phase: 'kmeans', k: 16, fraction: 0.3, message: 'late' },
-    })
+    expect(applyEvaluationEvent(client, event('a', 'progress', p1))).toBe(true)
+    applyEvaluationEvent(
+      client,
+      event('a', 'progress', { phase: 'kmeans', k: 16, fraction: 0.3, message: 'late' }, 2),
+    )
     const list = client.getQueryData<Evaluation[]>(evaluationKeys.evaluations)!
     expect(list.map((e) => e.progress)).toEqual([0.4, 0])
     expect(client.getQueryData<Evaluation>(evaluationKeys.evaluation('a'))?.progress).toBe(0.4)
@@ -100,35 +104,43 @@ describe('applyEvaluationEvent', () => {
 
   it('appends a result to list and detail', () => {
     const client = clientWith([evaluation('a')])
-    applyEvaluationEvent(client, { evaluationId: 'a', type: 'result', data: result(16, 0.63) })
+    expect(applyEvaluationEvent(client, event('a', 'result', result(16, 0.63)))).toBe(true)
     expect(client.getQueryData<Evaluation>(evaluationKeys.evaluation('a'))?.results.map((r) => r.k)).toEqual([
       16,
     ])
     expect(client.getQueryData<Evaluation[]>(evaluationKeys.evaluations)?.[0]?.results).toHaveLength(1)
   })
 
-  it('replaces the record on a state event, and refetches the list for an unknown one', async () => {
+  it('replaces the record on a state event, and refetches the list for an unknown one', () => {
     const client = clientWith([evaluation('a')])
     const done = evaluation('a', { status: 'succeeded', progress: 1, results: [result(16, 0.6)] })
-    applyEvaluationEvent(client, { evaluationId: 'a', type: 'state', data: done })
+    applyEvaluationEvent(client, event('a', 'state', done))
     expect(client.getQueryData(evaluationKeys.evaluation('a'))).toEqual(done)
     expect(client.getQueryData(evaluationKeys.evaluations)).toEqual([done])
-    applyEvaluationEvent(client, { evaluationId: 'z', type: 'state', data: evaluation('z') })
+    expect(client.getQueryState(evaluationKeys.evaluations)?.isInvalidated).toBe(false)
+    applyEvaluationEvent(client, event('z', 'state', evaluation('z')))
     expect(client.getQueryState(evaluationKeys.evaluations)?.isInvalidated).toBe(true)
   })
 
-  it('ignores malformed events and leaves a finished evaluation at its progress', () => {
+  it("ignores malformed data, unknown types and another kind's events", () => {
+    const before = evaluation('a', { status: 'succeeded', progress: 1 })
+    const client = clientWith([before])
+    expect(applyEvaluationEvent(client, event('a', 'progress', { fraction: 2 }))).toBe(false)
+    expect(applyEvaluationEvent(client, event('a', 'state', { id: 'a' }))).toBe(false)
+    // Types of other kinds, and keys every object has, are not evaluation event types.
+    expect(applyEvaluationEvent(client, event('a', 'iteration', {}))).toBe(false)
+    expect(applyEvaluationEvent(client, event('a', 'constructor', {}))).toBe(false)
+    const running = evaluation('a')
+    expect(applyEvaluationEvent(client, { ...event('a', 'state', running), kind: 'study' })).toBe(false)
+    expect(client.getQueryData(evaluationKeys.evaluation('a'))).toEqual(before)
+    expect(client.getQueryData(evaluationKeys.evaluations)).toEqual([before])
+  })
+
+  it('leaves an ended evaluation at its progress', () => {
     const client = clientWith([evaluation('a', { status: 'succeeded', progress: 1 })])
-    expect(applyEvaluationEvent(client, { evaluationId: 'a', type: 'progress', data: { fraction: 2 } })).toBe(
-      false,
-    )
-    expect(applyEvaluationEvent(client, { type: 'state' })).toBe(false)
-    expect(applyEvaluationEvent(client, null)).toBe(false)
-    applyEvaluationEvent(client, {
-      evaluationId: 'a',
-      type: 'progress',
-      data: { phase: 'test', fraction: 0.2, message: '' },
-    })
+    expect(
+      applyEvaluationEvent(client, event('a', 'progress', { phase: 'test', fraction: 0.2, message: '' })),
+    ).toBe(true)
     expect(client.getQueryData<Evaluation>(evaluationKeys.evaluation('a'))?.progress).toBe(1)
   })
 })

@@ -1,6 +1,7 @@
-import { type Evaluation, EvaluationEvent, type EvaluationKResult } from '@codebook/shared'
+import type { Evaluation, EvaluationKResult, JobSocketEvent } from '@codebook/shared'
 import type { QueryClient } from '@tanstack/react-query'
 import { evaluationKeys } from '../api/evaluation-queries.ts'
+import { parseJobEvent } from '../api/parse-job-event.ts'
 
 /**
  * Identifies one result row: a stored vocabulary by its id (`v:ID`), a learned one by its k
@@ -29,16 +30,15 @@ export function mergeResult(evaluation: Evaluation, result: EvaluationKResult): 
 }
 
 /**
- * Applies one `evaluation:event` to the react-query cache: `state` replaces the record (list and
- * detail), `progress` moves `progress` forward and keeps the phase text under
- * `evaluationKeys.live(id)`, `result` appends the finished k. Malformed events are ignored (the
- * polling fallback corrects anything missed). Returns whether the event was applied.
+ * Applies one evaluation's `job:event` to the react-query cache: `state` replaces the record (list
+ * and detail), `progress` moves `progress` forward and keeps the phase text under
+ * `evaluationKeys.live(id)`, `result` appends the finished k. Another kind's events and malformed
+ * ones are ignored (the polling fallback corrects anything missed). Returns whether it was applied.
  */
-export function applyEvaluationEvent(queryClient: QueryClient, raw: unknown): boolean {
-  const parsed = EvaluationEvent.safeParse(raw)
-  if (!parsed.success) return false
-  const event = parsed.data
-  const id = event.evaluationId
+export function applyEvaluationEvent(queryClient: QueryClient, raw: JobSocketEvent): boolean {
+  const event = parseJobEvent('evaluation', raw)
+  if (!event) return false
+  const id = event.id
   const patchBoth = (patch: (e: Evaluation) => Evaluation) => {
     queryClient.setQueryData<Evaluation[]>(evaluationKeys.evaluations, (list) =>
       list?.map((e) => (e.id === id ? patch(e) : e)),
@@ -56,7 +56,7 @@ export function applyEvaluationEvent(queryClient: QueryClient, raw: unknown): bo
       }),
     )
     queryClient.setQueryData(evaluationKeys.evaluation(next.id), next)
-    // One we have not listed yet (another tab, a script): fetch the list again.
+    // One the cached list does not hold yet (it was created since): fetch the list again.
     if (!known) void queryClient.invalidateQueries({ queryKey: evaluationKeys.evaluations, exact: true })
     return true
   }

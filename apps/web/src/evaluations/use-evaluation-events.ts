@@ -1,10 +1,13 @@
-import { socketEvents } from '@codebook/shared'
 import { evaluationKeys } from '../api/evaluation-queries.ts'
+import type { FollowedJob } from '../api/job-feed.ts'
 import type { SocketStatus } from '../api/socket.ts'
-import { useEventFeed } from '../api/use-event-feed.ts'
+import { useJobFeed } from '../api/use-job-feed.ts'
 import { applyEvaluationEvent } from './evaluation-events.ts'
 
-/** Feeds `evaluation:event`s into the query cache while the calling page is mounted (see `useEventFeed`). */
-export function useEvaluationEvents(): SocketStatus {
-  return useEventFeed(socketEvents.evaluationEvent, applyEvaluationEvent, evaluationKeys.evaluations)
+/**
+ * Feeds the events of the evaluations `jobs` into the query cache while the calling page is mounted
+ * (see `useJobFeed`).
+ */
+export function useEvaluationEvents(jobs: readonly FollowedJob[]): SocketStatus {
+  return useJobFeed('evaluation', jobs, applyEvaluationEvent, evaluationKeys.evaluations)
 }

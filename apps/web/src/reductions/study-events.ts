@@ -1,18 +1,18 @@
-import { type Study, StudyEvent } from '@codebook/shared'
+import type { JobSocketEvent, Study } from '@codebook/shared'
 import type { QueryClient } from '@tanstack/react-query'
+import { parseJobEvent } from '../api/parse-job-event.ts'
 import { isStudyActive, studyKeys } from '../api/study-queries.ts'
 
 /**
- * Applies one `study:event` to the react-query cache: `state` replaces the record (list and
+ * Applies one study's `job:event` to the react-query cache: `state` replaces the record (list and
  * detail), `progress` moves `progress` forward and keeps the message under `studyKeys.live(id)`,
- * `result` refetches the detail (rows are stored before they are announced), `deleted` drops it.
- * Malformed events are ignored (polling corrects anything missed). Returns whether it was applied.
+ * `result` refetches the detail (rows are stored before they are announced). Another kind's events
+ * and malformed ones are ignored (polling corrects anything missed). Returns whether it was applied.
  */
-export function applyStudyEvent(queryClient: QueryClient, raw: unknown): boolean {
-  const parsed = StudyEvent.safeParse(raw)
-  if (!parsed.success) return false
-  const event = parsed.data
-  const id = event.studyId
+export function applyStudyEvent(queryClient: QueryClient, raw: JobSocketEvent): boolean {
+  const event = parseJobEvent('study', raw)
+  if (!event) return false
+  const id = event.id
   if (event.type === 'state') {
     let known = false
     queryClient.setQueryData<Study[]>(studyKeys.studies, (list) =>
@@ -24,11 +24,6 @@ export function applyStudyEvent(queryClient: QueryClient, raw: unknown): boolean
     )
     queryClient.setQueryData(studyKeys.study(id), event.data)
     if (!known) void queryClient.invalidateQueries({ queryKey: studyKeys.studies, exact: true })
-    return true
-  }
-  if (event.type === 'deleted') {
-    queryClient.setQueryData<Study[]>(studyKeys.studies, (list) => list?.filter((s) => s.id !== id))
-    queryClient.removeQueries({ queryKey: studyKeys.study(id) })
     return true
   }
   if (event.type === 'progress') {

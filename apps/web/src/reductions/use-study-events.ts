@@ -1,10 +1,13 @@
-import { socketEvents } from '@codebook/shared'
+import type { FollowedJob } from '../api/job-feed.ts'
 import type { SocketStatus } from '../api/socket.ts'
 import { studyKeys } from '../api/study-queries.ts'
-import { useEventFeed } from '../api/use-event-feed.ts'
+import { useJobFeed } from '../api/use-job-feed.ts'
 import { applyStudyEvent } from './study-events.ts'
 
-/** Feeds `study:event`s into the query cache while the calling page is mounted (see `useEventFeed`). */
-export function useStudyEvents(): SocketStatus {
-  return useEventFeed(socketEvents.studyEvent, applyStudyEvent, studyKeys.studies)
+/**
+ * Feeds the events of the studies `jobs` into the query cache while the calling page is mounted
+ * (see `useJobFeed`).
+ */
+export function useStudyEvents(jobs: readonly FollowedJob[]): SocketStatus {
+  return useJobFeed('study', jobs, applyStudyEvent, studyKeys.studies)
 }

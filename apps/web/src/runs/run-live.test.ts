@@ -1,4 +1,4 @@
-import { type RunEvent, stageNames } from '@codebook/shared'
+import { type JobEvent, stageNames } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { criticalWorkers } from './run-events.ts'
 import { criticalRanks, GrowableColumn, progressView, RunLive } from './run-live.ts'
@@ -7,7 +7,7 @@ import { syntheticReport } from './test-support/synthetic-report.ts'
 const report = (iteration: number, stageMs: number, workerMapMs?: number[]) =>
   syntheticReport(iteration, stageMs, workerMapMs)
 
-function iterationEvent(seq: number, iteration: number, stageMs = 1, workerMapMs?: number[]): RunEvent {
+function iterationEvent(seq: number, iteration: number, stageMs = 1, workerMapMs?: number[]): JobEvent {
   return { seq, type: 'iteration', data: report(iteration, stageMs, workerMapMs) }
 }
 

@@ -1,7 +1,7 @@
 import {
   IterationReport,
+  type JobEvent,
   Run,
-  type RunEvent,
   RunLogData,
   RunProgressData,
   type StageName,
@@ -154,7 +154,7 @@ export class RunLive {
    * after a reconnect never duplicates anything); payloads that do not parse are skipped but still
    * advance `lastSeq` (the seq was delivered). Returns whether anything changed.
    */
-  apply(events: readonly RunEvent[]): boolean {
+  apply(events: readonly JobEvent[]): boolean {
     let fresh = events.filter((e) => e.seq > this.lastSeq)
     if (fresh.length === 0) return false
     // Socket batches arrive in order; sort only when they do not (a REST catch-up racing the socket).

@@ -1,4 +1,4 @@
-import { type RunEvent, serverEventSchemas, socketEvents } from '@codebook/shared'
+import { type JobEvent, serverEventSchemas, socketEvents } from '@codebook/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { queryKeys } from '../api/queries.ts'
@@ -17,7 +17,7 @@ export const RENDER_MS = 100
 
 /**
  * Streams a run's events over socket.io into a {@link RunLive}: joins with the last seq held
- * (`run:join { runId, lastSeq }`) on every (re)connect, so the server sends only what is missing.
+ * (`job:join { kind: 'run', id, lastSeq }`) on every (re)connect, so the server sends only what is missing.
  * Incoming events are only queued; once per animation frame the queue is applied (typed-array
  * appends, no copies; a long backlog is spread over frames, {@link FLUSH_BUDGET_MS} each), and
  * `version` follows at most every {@link RENDER_MS}: ten React renders a second however fast
@@ -33,7 +33,7 @@ export function useRunEvents(runId: string): { live: RunLive; version: number; s
   const queryClient = useQueryClient()
 
   useEffect(() => {
-    let pending: RunEvent[] = []
+    let pending: JobEvent[] = []
     let frame: number | null = null
     let renderTimer: ReturnType<typeof setTimeout> | null = null
     let lastRender = 0
@@ -78,17 +78,18 @@ export function useRunEvents(runId: string): { live: RunLive; version: number; s
 
     socket.on('connect', () => {
       setStatus('live')
-      // A refused join (unknown run, failed read) means no live events: show it (the record is still polled).
-      socket.emit(socketEvents.runJoin, { runId, lastSeq: lastSeq() }, (reply) => {
+      // A refused join (a malformed id, a failed read) means no live events: show it (the record is
+      // still polled).
+      socket.emit(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: lastSeq() }, (reply) => {
         if (!reply.ok) setStatus('offline')
       })
     })
     socket.on('disconnect', () => setStatus('offline'))
     socket.on('connect_error', () => setStatus('offline'))
-    socket.on(socketEvents.runEvent, (payload) => {
+    socket.on(socketEvents.jobEvent, (payload) => {
       // Validated when applied (per type); here only the envelope, cheaply.
-      const parsed = serverEventSchemas[socketEvents.runEvent].safeParse(payload)
-      if (!parsed.success || parsed.data.runId !== runId) return
+      const parsed = serverEventSchemas[socketEvents.jobEvent].safeParse(payload)
+      if (!parsed.success || parsed.data.kind !== 'run' || parsed.data.id !== runId) return
       pending.push(parsed.data)
       if (frame === null) frame = requestAnimationFrame(flush)
     })

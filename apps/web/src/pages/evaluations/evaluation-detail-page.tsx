@@ -7,6 +7,7 @@ import {
   isEvaluationActive,
   useCancelEvaluation,
   useEvaluation,
+  useFollowedEvaluation,
 } from '../../api/evaluation-queries.ts'
 import { EChart } from '../../charts/echart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
@@ -27,7 +28,7 @@ import { MisclassifiedGallery } from './misclassified-gallery.tsx'
  * the per-class accuracy, the confusion matrix and the misclassified test images.
  */
 export function EvaluationDetailPage(props: { id: string }) {
-  const socket = useEvaluationEvents()
+  const socket = useEvaluationEvents(useFollowedEvaluation(props.id))
   const evaluation = useEvaluation(props.id, socket === 'live')
   const e = evaluation.data
 

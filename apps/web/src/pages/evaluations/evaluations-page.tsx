@@ -1,4 +1,4 @@
-import { useEvaluations, useImageSets } from '../../api/evaluation-queries.ts'
+import { useEvaluations, useFollowedEvaluations, useImageSets } from '../../api/evaluation-queries.ts'
 import { useEvaluationEvents } from '../../evaluations/use-evaluation-events.ts'
 import '../../styles/evaluations.css'
 import { EvaluationTable } from './evaluation-table.tsx'
@@ -7,7 +7,7 @@ import { NewEvaluationForm } from './new-evaluation-form.tsx'
 
 /** `/evaluations`: image sets (list and upload), the launch form and the table of evaluations. */
 export function EvaluationsPage() {
-  const socket = useEvaluationEvents()
+  const socket = useEvaluationEvents(useFollowedEvaluations())
   const imageSets = useImageSets()
   const evaluations = useEvaluations(socket === 'live')
   return (

@@ -1,7 +1,7 @@
 import type { Study } from '@codebook/shared'
 import { type FormEvent, useState } from 'react'
 import { Link, useLocation } from 'wouter'
-import { useCreateStudy, useStudies } from '../../api/study-queries.ts'
+import { useCreateStudy, useFollowedStudies, useStudies } from '../../api/study-queries.ts'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatDateTime } from '../../lib/format.ts'
@@ -24,7 +24,7 @@ const KIND_TEXT: Record<Study['kind'], string> = {
  * Marchal): a form to queue a study and the table of stored studies.
  */
 export function ReductionsPage() {
-  const socket = useStudyEvents()
+  const socket = useStudyEvents(useFollowedStudies())
   const studies = useStudies(socket === 'live')
   return (
     <div className="page">

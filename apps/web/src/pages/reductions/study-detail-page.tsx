@@ -5,6 +5,7 @@ import {
   isStudyActive,
   useCancelStudy,
   useDeleteStudy,
+  useFollowedStudy,
   useStudy,
   useStudyLive,
 } from '../../api/study-queries.ts'
@@ -27,7 +28,7 @@ import '../../styles/reductions.css'
 
 /** `/reductions/:id`: a study's progress and, as its cells finish, Figure 3, the Figure 4 maps or the Markov table. */
 export function StudyDetailPage(props: { id: string }) {
-  const socket = useStudyEvents()
+  const socket = useStudyEvents(useFollowedStudy(props.id))
   const study = useStudy(props.id, socket === 'live')
   const s = study.data
   if (!s) {

@@ -1,20 +1,23 @@
 import {
   clientEventSchemas,
-  type RunEvent,
-  type RunJoinAck,
-  type RunSocketEvent,
+  type JobEvent,
+  type JobJoinAck,
+  type JobKind,
+  type JobSocketEvent,
   socketEvents,
 } from '@codebook/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import { ApiError } from '../http/api-error.ts'
 import type { RealtimeServer, RealtimeSocket } from '../realtime/realtime-plugin.ts'
 
-/** Defaults of {@link RunSocketOptions}. */
+/** Defaults of {@link JobSocketOptions}. */
 const DEFAULTS = { backlogPage: 256, recentEvents: 4096, maxQueuedPackets: 128 }
-/** Database pages a watched run keeps for its sockets (with 256-event pages of 2 kB events, ~4 MB). */
+/** Database pages a watched job keeps for its sockets (with 256-event pages of 2 kB events, ~4 MB). */
 const SHARED_PAGES = 8
 
-/** A run's most recent events by seq (a ring), shared by every socket watching the run. */
+/** A job's most recent events by seq (a ring), shared by every socket watching the job. */
 class RecentEvents {
-  private readonly ring: Array<RunEvent | undefined>
+  private readonly ring: Array<JobEvent | undefined>
   private count = 0
   /** Highest seq published (0: none yet). */
   newest = 0
@@ -23,7 +26,7 @@ class RecentEvents {
     this.ring = new Array(capacity)
   }
 
-  add(event: RunEvent): void {
+  add(event: JobEvent): void {
     // Events arrive in seq order; one out of order is left to the database.
     if (event.seq <= this.newest) return
     this.count = event.seq === this.newest + 1 ? Math.min(this.count + 1, this.capacity) : 1
@@ -31,13 +34,13 @@ class RecentEvents {
     this.ring[event.seq % this.capacity] = event
   }
 
-  get(seq: number): RunEvent | undefined {
+  get(seq: number): JobEvent | undefined {
     return seq <= this.newest && seq > this.newest - this.count ? this.ring[seq % this.capacity] : undefined
   }
 }
 
 /**
- * A run's recent database pages, shared by its sockets: sockets that fell behind together (a
+ * A job's recent database pages, shared by its sockets: sockets that fell behind together (a
  * burst of events outran them all) read and parse each page once, not once per socket. A read is
  * shared while in flight; once done it is kept only if full (a short page is the log's end at the
  * time, soon stale). At most `keep` pages are held; beyond, a page no socket still needs goes
@@ -45,13 +48,13 @@ class RecentEvents {
  * behind than the others still finds the pages just ahead of it.
  */
 class SharedPages {
-  private readonly pages: Array<{ after: number; read: Promise<RunEvent[]>; events?: RunEvent[] }> = []
+  private readonly pages: Array<{ after: number; read: Promise<JobEvent[]>; events?: JobEvent[] }> = []
 
   constructor(
     private readonly keep: number,
     private readonly size: number,
-    private readonly load: (after: number) => Promise<RunEvent[]>,
-    /** The lowest seq any socket of the run has been sent: pages wholly at or below it are not needed. */
+    private readonly load: (after: number) => Promise<JobEvent[]>,
+    /** The lowest seq any socket of the job has been sent: pages wholly at or below it are not needed. */
     private readonly slowest: () => number,
   ) {}
 
@@ -64,7 +67,7 @@ class SharedPages {
   private evict(fresh: (typeof this.pages)[number]): void {
     const low = this.slowest()
     const read = this.pages.filter((p) => p !== fresh && p.events !== undefined)
-    const unneeded = read.find((p) => (p.events!.at(-1) as RunEvent).seq <= low)
+    const unneeded = read.find((p) => (p.events!.at(-1) as JobEvent).seq <= low)
     const highest = read.reduce<(typeof read)[number] | undefined>(
       (best, p) => (best === undefined || p.after > best.after ? p : best),
       undefined,
@@ -73,11 +76,11 @@ class SharedPages {
   }
 
   /** Events after `after` (a page read by another socket may start earlier; the caller skips what it has). */
-  read(after: number): Promise<RunEvent[]> {
+  read(after: number): Promise<JobEvent[]> {
     for (const page of this.pages) {
       if (page.after === after) return page.read
       const events = page.events
-      if (events?.length && page.after < after && (events.at(-1) as RunEvent).seq > after) return page.read
+      if (events?.length && page.after < after && (events.at(-1) as JobEvent).seq > after) return page.read
     }
     const page: (typeof this.pages)[number] = { after, read: this.load(after) }
     this.pages.push(page)
@@ -93,22 +96,25 @@ class SharedPages {
   }
 }
 
-/** A watched run: its recent events, its recent database pages and the cursors of the sockets watching it. */
-interface RunFeed {
+/** A watched job: its recent events, its recent database pages and the cursors of the sockets watching it. */
+interface WatchedJob {
   recent: RecentEvents
   pages: SharedPages
   cursors: Set<Cursor>
 }
 
-/** Where one socket is in one run's event log. */
+/** Where one socket is in one job's event feed. */
 interface Cursor {
   readonly socket: RealtimeSocket
-  readonly runId: string
-  readonly feed: RunFeed
+  readonly kind: JobKind
+  readonly id: string
+  /** `kind:id`, the key of its watched job. */
+  readonly key: string
+  readonly feed: WatchedJob
   /** Highest seq handed to the socket (the high-water mark: nothing at or below it is sent again). */
   sent: number
   /** The last database page read, sent from `pageAt` on. */
-  page: RunEvent[]
+  page: JobEvent[]
   pageAt: number
   /** The database may hold events after `sent` that memory does not (at join; after a full page). */
   behind: boolean
@@ -118,7 +124,7 @@ interface Cursor {
   waiting: boolean
   closed: boolean
   /** The join's reply, sent once: when the cursor first has nothing left to send, or when its first read fails. */
-  reply: ((ack: RunJoinAck) => void) | null
+  reply: ((ack: JobJoinAck) => void) | null
 }
 
 /** Packets engine.io holds for a socket that it has not yet handed to the transport. */
@@ -131,8 +137,8 @@ interface QueueGauge {
  * write buffer ('packetCreate') and the whole buffer goes to the transport at once ('flush').
  */
 function queueGauge(socket: RealtimeSocket): QueueGauge {
-  const data = socket.data as { runQueue?: QueueGauge }
-  if (data.runQueue) return data.runQueue
+  const data = socket.data as { jobQueue?: QueueGauge }
+  if (data.jobQueue) return data.jobQueue
   const gauge: QueueGauge = { queued: 0 }
   socket.conn.on('packetCreate', () => {
     gauge.queued++
@@ -140,29 +146,29 @@ function queueGauge(socket: RealtimeSocket): QueueGauge {
   socket.conn.on('flush', () => {
     gauge.queued = 0
   })
-  data.runQueue = gauge
+  data.jobQueue = gauge
   return gauge
 }
 
 function cursorsOf(socket: RealtimeSocket): Map<string, Cursor> {
-  const data = socket.data as { runCursors?: Map<string, Cursor> }
-  data.runCursors ??= new Map()
-  return data.runCursors
+  const data = socket.data as { jobCursors?: Map<string, Cursor> }
+  data.jobCursors ??= new Map()
+  return data.jobCursors
 }
 
-/** A run's event stream to the sockets that joined it. */
-export interface RunEventPublisher {
-  /** Sends a stored event to the run's sockets; call it once per event, in seq order per run. */
-  publish(runId: string, event: RunEvent): void
-  /** Sockets joined to the run now. */
-  watchers(runId: string): number
+/** Jobs' event streams to the sockets that joined them. */
+export interface JobEventPublisher {
+  /** Sends a stored event to the job's sockets; call it once per event, in seq order per job. */
+  publish(kind: JobKind, id: string, event: JobEvent): void
+  /** Sockets joined to the job now. */
+  watchers(kind: JobKind, id: string): number
 }
 
-/** Options of {@link attachRunSocket}. */
-export interface RunSocketOptions {
+/** Options of {@link attachJobSocket}. */
+export interface JobSocketOptions {
   /** Events read from the database per backlog query; a cursor holds at most one page. Default 256. */
   backlogPage?: number
-  /** A watched run's most recent events kept in memory for all its sockets (~2 kB each for an iteration report). Default 4,096. */
+  /** A watched job's most recent events kept in memory for all its sockets (~2 kB each for an iteration report). Default 4,096. */
   recentEvents?: number
   /**
    * engine.io packets a socket may have waiting for its transport before its cursor pauses until
@@ -170,17 +176,15 @@ export interface RunSocketOptions {
    * 50 clients × 20,000 events of 2.1 kB grew the server past 3.7 GB.
    */
   maxQueuedPackets?: number
-  /** A backlog read failed after the join was answered (the socket is then disconnected and rejoins). */
-  onReadError?: (runId: string, err: unknown) => void
 }
 
 /**
- * Wires `run:join` { runId, lastSeq } and `run:leave` { runId }, and returns `publish`, which the
- * run service calls once per stored event (in seq order per run).
+ * Wires `job:join` { kind, id, lastSeq } and `job:leave` { kind, id }, and returns `publish`,
+ * which the job feed calls once per stored event (in seq order per job).
  *
- * Each joined socket has a cursor, its high-water mark in the run's log, and a pump sends from
- * the cursor on: from the last database page, then from the run's recent events in memory (one
- * ring per watched run, shared by its sockets), else from the database again. The pump pauses
+ * Each joined socket has a cursor, its high-water mark in the job's feed, and a pump sends from
+ * the cursor on: from the last database page, then from the job's recent events in memory (one
+ * ring per watched job, shared by its sockets), else from the database again. The pump pauses
  * while the socket has `maxQueuedPackets` packets waiting and resumes on engine.io's 'drain', so a slow client costs the server a bounded queue, not one copy of every event; it
  * catches up from memory or the database at its own pace.
  *
@@ -188,25 +192,26 @@ export interface RunSocketOptions {
  * that read (committed before it) or published after the join and found in memory; an event the
  * ring no longer holds is read from the database; the high-water mark drops anything already sent.
  */
-export function attachRunSocket(
+export function attachJobSocket(
   io: RealtimeServer,
-  readBacklog: (runId: string, after: number, limit: number) => Promise<RunEvent[]>,
-  options: RunSocketOptions = {},
-): RunEventPublisher {
+  readBacklog: (kind: JobKind, id: string, after: number, limit: number) => Promise<JobEvent[]>,
+  log: FastifyBaseLogger,
+  options: JobSocketOptions = {},
+): JobEventPublisher {
   const { backlogPage, recentEvents, maxQueuedPackets } = { ...DEFAULTS, ...options }
-  const feeds = new Map<string, RunFeed>()
+  const feeds = new Map<string, WatchedJob>()
 
   function close(c: Cursor): void {
     c.closed = true
     c.feed.cursors.delete(c)
-    if (c.feed.cursors.size === 0 && feeds.get(c.runId) === c.feed) feeds.delete(c.runId)
-    if (cursorsOf(c.socket).get(c.runId) === c) cursorsOf(c.socket).delete(c.runId)
+    if (c.feed.cursors.size === 0 && feeds.get(c.key) === c.feed) feeds.delete(c.key)
+    if (cursorsOf(c.socket).get(c.key) === c) cursorsOf(c.socket).delete(c.key)
   }
 
   /** The next event for `c` held in memory (its page, then the ring), or undefined. */
-  function nextInMemory(c: Cursor): RunEvent | undefined {
+  function nextInMemory(c: Cursor): JobEvent | undefined {
     while (c.pageAt < c.page.length) {
-      const event = c.page[c.pageAt++] as RunEvent
+      const event = c.page[c.pageAt++] as JobEvent
       if (event.seq > c.sent) return event
     }
     return c.feed.recent.get(c.sent + 1)
@@ -224,10 +229,10 @@ export function attachRunSocket(
     )
   }
 
-  function send(c: Cursor, event: RunEvent): void {
+  function send(c: Cursor, event: JobEvent): void {
     c.sent = event.seq
-    const payload: RunSocketEvent = { runId: c.runId, ...event }
-    c.socket.emit(socketEvents.runEvent, payload)
+    const payload: JobSocketEvent = { kind: c.kind, id: c.id, ...event }
+    c.socket.emit(socketEvents.jobEvent, payload)
   }
 
   async function pump(c: Cursor): Promise<void> {
@@ -264,11 +269,20 @@ export function attachRunSocket(
     } catch (err) {
       close(c)
       if (c.reply) {
-        const code = (err as { code?: string }).code ?? 'RUN_JOIN_FAILED'
-        c.reply({ ok: false, code, message: err instanceof Error ? err.message : String(err) })
+        // A coded API error (an unknown job) is the client's to read; any other reason goes to the log
+        // only (a failed query names its SQL).
+        if (err instanceof ApiError) c.reply({ ok: false, code: err.code, message: err.message })
+        else {
+          log.warn({ err, kind: c.kind, id: c.id }, 'job events could not be read for a socket')
+          c.reply({
+            ok: false,
+            code: 'JOB_JOIN_FAILED',
+            message: `the events of ${c.kind} ${c.id} could not be read`,
+          })
+        }
         c.reply = null
       } else {
-        options.onReadError?.(c.runId, err)
+        log.warn({ err, kind: c.kind, id: c.id }, 'job events could not be read for a socket')
         // Closing the connection (not just the socket.io socket) makes the client reconnect and rejoin.
         c.socket.disconnect(true)
       }
@@ -279,17 +293,23 @@ export function attachRunSocket(
 
   io.on('connection', (socket) => {
     // Payloads are typed by the contract but come from the network: parsed, and the ack may be absent.
-    socket.on(socketEvents.runJoin, (payload: unknown, ack?: (reply: RunJoinAck) => void) => {
+    socket.on(socketEvents.jobJoin, (payload: unknown, ack?: (reply: JobJoinAck) => void) => {
       const reply = typeof ack === 'function' ? ack : () => undefined
-      const parsed = clientEventSchemas[socketEvents.runJoin].safeParse(payload)
+      const parsed = clientEventSchemas[socketEvents.jobJoin].safeParse(payload)
       if (!parsed.success) {
-        reply({ ok: false, code: 'BAD_JOIN', message: 'expected { runId: string, lastSeq: integer ≥ 0 }' })
+        reply({
+          ok: false,
+          code: 'BAD_JOIN',
+          message:
+            'expected { kind: run | evaluation | study, id: string without NUL, lastSeq: integer ≥ 0 }',
+        })
         return
       }
-      const { runId, lastSeq } = parsed.data
-      const previous = cursorsOf(socket).get(runId)
+      const { kind, id, lastSeq } = parsed.data
+      const key = `${kind}:${id}`
+      const previous = cursorsOf(socket).get(key)
       if (previous) close(previous)
-      let feed = feeds.get(runId)
+      let feed = feeds.get(key)
       if (!feed) {
         const cursors = new Set<Cursor>()
         feed = {
@@ -297,16 +317,18 @@ export function attachRunSocket(
           pages: new SharedPages(
             SHARED_PAGES,
             backlogPage,
-            (after) => readBacklog(runId, after, backlogPage),
+            (after) => readBacklog(kind, id, after, backlogPage),
             () => Math.min(...[...cursors].map((c) => c.sent)),
           ),
           cursors,
         }
-        feeds.set(runId, feed)
+        feeds.set(key, feed)
       }
       const c: Cursor = {
         socket,
-        runId,
+        kind,
+        id,
+        key,
         feed,
         sent: lastSeq,
         page: [],
@@ -318,13 +340,13 @@ export function attachRunSocket(
         reply,
       }
       feed.cursors.add(c)
-      cursorsOf(socket).set(runId, c)
+      cursorsOf(socket).set(key, c)
       void pump(c)
     })
-    socket.on(socketEvents.runLeave, (payload: unknown) => {
-      const parsed = clientEventSchemas[socketEvents.runLeave].safeParse(payload)
+    socket.on(socketEvents.jobLeave, (payload: unknown) => {
+      const parsed = clientEventSchemas[socketEvents.jobLeave].safeParse(payload)
       if (!parsed.success) return
-      const c = cursorsOf(socket).get(parsed.data.runId)
+      const c = cursorsOf(socket).get(`${parsed.data.kind}:${parsed.data.id}`)
       if (c) close(c)
     })
     socket.on('disconnect', () => {
@@ -333,8 +355,8 @@ export function attachRunSocket(
   })
 
   return {
-    publish(runId, event) {
-      const feed = feeds.get(runId)
+    publish(kind, id, event) {
+      const feed = feeds.get(`${kind}:${id}`)
       if (!feed) return
       feed.recent.add(event)
       // Sockets that have everything before this event get it in one broadcast (encoded once).
@@ -345,13 +367,14 @@ export function attachRunSocket(
       }
       if (ready.length === 0) return
       for (const c of ready) c.sent = event.seq
-      io.to(ready.map((c) => c.socket.id)).emit(socketEvents.runEvent, {
-        runId,
+      io.to(ready.map((c) => c.socket.id)).emit(socketEvents.jobEvent, {
+        kind,
+        id,
         ...event,
-      } satisfies RunSocketEvent)
+      } satisfies JobSocketEvent)
     },
-    watchers(runId) {
-      return feeds.get(runId)?.cursors.size ?? 0
+    watchers(kind, id) {
+      return feeds.get(`${kind}:${id}`)?.cursors.size ?? 0
     },
   }
 }

@@ -8,20 +8,21 @@ import {
 import {
   type ClientToServerEvents,
   CreateRun,
-  type RunJoin,
-  RunJoinAck,
-  type RunLeave,
+  type JobJoin,
+  JobJoinAck,
+  type JobLeave,
   type ServerToClientEvents,
   socketEvents,
 } from '@codebook/shared'
 import { Server } from 'socket.io'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RealtimeServer } from '../realtime/realtime-plugin.ts'
+import { createRunRepo, type RunRepo } from '../runs/run-repo.ts'
 import { type RunningServer, startServer } from '../start-server.ts'
 import { connected, type EventClient, eventClient } from '../test-support/event-client.ts'
 import { makeTempHome, testConfig, testDrivers } from '../test-support/test-server.ts'
-import { createRunRepo, type RunRepo } from './run-repo.ts'
-import { attachRunSocket, type RunEventPublisher } from './run-socket.ts'
+import { createJobFeed, type JobFeed } from './job-feed.ts'
+import { attachJobSocket, type JobEventPublisher } from './job-socket.ts'
 
 /**
  * A TCP relay between a client and the server whose server-to-client direction can be held: a
@@ -58,11 +59,11 @@ async function relay(port: number): Promise<{ port: number; hold(): void; releas
   }
 }
 
-/** A socket.io client that records the seqs of every `run:event` it gets. */
+/** A socket.io client that records the seqs of every `job:event` it gets. */
 async function watch(url: string, path: string): Promise<{ socket: EventClient; seqs: number[] }> {
   const socket = eventClient(url, { path, reconnection: false })
   const seqs: number[] = []
-  socket.on(socketEvents.runEvent, (e) => seqs.push(e.seq))
+  socket.on(socketEvents.jobEvent, (e) => seqs.push(e.seq))
   await connected(socket)
   return { socket, seqs }
 }
@@ -75,12 +76,14 @@ async function until(check: () => boolean, what: string, ms = 30_000): Promise<v
   }
 }
 
-describe.each(testDrivers())('run events to a slow socket on $name', (driver) => {
-  const PATH = '/test-run-socket'
+describe.each(testDrivers())('job events to a slow socket on $name', (driver) => {
+  const PATH = '/test-job-socket'
   let server: RunningServer
   let io: RealtimeServer
-  let publisher: RunEventPublisher
+  let publisher: JobEventPublisher
   let repo: RunRepo
+  /** The feed under test, publishing to the socket under test (the app's own feed publishes to the app's). */
+  let feed: JobFeed
   /** `message` packets the server created per connected socket (engine.io's public `packetCreate`). */
   const created = new Map<string, number>()
   /** Backlog reads the module made. */
@@ -104,17 +107,23 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
         if (p.type === 'message') created.set(s.id, (created.get(s.id) ?? 0) + 1)
       })
     })
-    publisher = attachRunSocket(
+    publisher = attachJobSocket(
       io,
-      (runId, after, limit) => {
+      (kind, id, after, limit) => {
         reads++
-        return server.app.runs.events(runId, after, limit)
+        return (kind === 'run' ? server.app.runs : server.app.studies).events(id, after, limit)
       },
+      server.app.log,
       {
         maxQueuedPackets: 16,
         recentEvents: 32,
         backlogPage: 20,
       },
+    )
+    feed = createJobFeed(
+      server.app.db,
+      (kind, id, event) => publisher.publish(kind, id, event),
+      server.app.log,
     )
     cleanup = async () => {
       await new Promise<void>((r) => io.close(() => r()))
@@ -139,19 +148,20 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     const clients = [await watch(url, PATH), await watch(url, PATH)]
     try {
       for (const client of clients)
-        expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toEqual({
+        expect(
+          await client.socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 0 }),
+        ).toEqual({
           ok: true,
           lastSeq: 0,
         })
-      expect(publisher.watchers(runId)).toBe(2)
+      expect(publisher.watchers('run', runId)).toBe(2)
       proxy.hold()
       reads = 0
       // 400 events of 64 kB (25.6 MB): far more than loopback's socket buffers (≤ 4 MiB sent
       // unread) can absorb, so what the server queued shows in the packets it created.
       const N = 400
       const message = 'x'.repeat(64 * 1024)
-      for (let i = 0; i < N; i++)
-        publisher.publish(runId, await repo.appendEvent(runId, 'log', { level: 'info', message }))
+      for (let i = 0; i < N; i++) await feed.record('run', runId, 'log', { level: 'info', message })
       await new Promise((r) => setTimeout(r, 200))
       for (const client of clients) {
         // Kernel buffers (~4 MiB ≈ 64 events) + 16 queued + one transport batch; unbounded would be 400.
@@ -178,18 +188,21 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     const early = await watch(url, PATH)
     const late = await Promise.all([watch(url, PATH), watch(url, PATH)])
     try {
-      expect(await early.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toMatchObject({
+      expect(
+        await early.socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 0 }),
+      ).toMatchObject({
         ok: true,
       })
       const joins: Array<Promise<unknown>> = []
       for (let i = 1; i <= N; i++) {
-        publisher.publish(
-          runId,
-          await repo.appendEvent(runId, 'log', { level: 'info', message: `event ${i}` }),
-        )
+        await feed.record('run', runId, 'log', { level: 'info', message: `event ${i}` })
         // One joins from the start mid-stream (backlog pages, then memory), one from seq 250 near the end.
-        if (i === 100) joins.push(late[0].socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 }))
-        if (i === 280) joins.push(late[1].socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 250 }))
+        if (i === 100)
+          joins.push(late[0].socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 0 }))
+        if (i === 280)
+          joins.push(
+            late[1].socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 250 }),
+          )
       }
       await Promise.all(joins)
       await until(
@@ -201,16 +214,39 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
       expect(late[0].seqs).toEqual(from(0))
       expect(late[1].seqs).toEqual(from(250))
       // A socket that leaves stops counting as a watcher and gets nothing more.
-      late[1].socket.emit(socketEvents.runLeave, { runId })
-      await until(() => publisher.watchers(runId) === 2, 'the leave')
-      publisher.publish(
-        runId,
-        await repo.appendEvent(runId, 'log', { level: 'info', message: 'after leave' }),
-      )
+      late[1].socket.emit(socketEvents.jobLeave, { kind: 'run', id: runId })
+      await until(() => publisher.watchers('run', runId) === 2, 'the leave')
+      await feed.record('run', runId, 'log', { level: 'info', message: 'after leave' })
       await until(() => early.seqs.at(-1) === N + 1, 'the event after the leave')
       expect(late[1].seqs.at(-1)).toBe(N)
     } finally {
       for (const c of [early, ...late]) c.socket.close()
+    }
+  })
+
+  it('keeps each kind’s feed apart: one id under two kinds has two seq lines, each to its own joiners', async () => {
+    const id = await insertRun()
+    const client = await watch(server.url, PATH)
+    try {
+      expect(await client.socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id, lastSeq: 0 })).toEqual({
+        ok: true,
+        lastSeq: 0,
+      })
+      await feed.record('run', id, 'log', { level: 'info', message: 'one' })
+      await feed.record('study', id, 'progress', { fraction: 0.5, message: 'half' })
+      await feed.record('run', id, 'log', { level: 'info', message: 'two' })
+      await until(() => client.seqs.length >= 2, 'the two run events')
+      await new Promise((r) => setTimeout(r, 100))
+      expect(client.seqs).toEqual([1, 2])
+      expect((await feed.eventsAfter('run', id, 0)).map((e) => e.data)).toEqual([
+        { level: 'info', message: 'one' },
+        { level: 'info', message: 'two' },
+      ])
+      expect(await feed.eventsAfter('study', id, 0)).toEqual([
+        { seq: 1, type: 'progress', data: { fraction: 0.5, message: 'half' } },
+      ])
+    } finally {
+      client.socket.close()
     }
   })
 
@@ -219,36 +255,57 @@ describe.each(testDrivers())('run events to a slow socket on $name', (driver) =>
     const client = await watch(server.url, PATH)
     try {
       // The types forbid these payloads; a client not written against them can still send them.
-      const badJoin = { runId: 7, lastSeq: -1 } as unknown as RunJoin
-      const refused = RunJoinAck.parse(await client.socket.emitWithAck(socketEvents.runJoin, badJoin))
-      expect(refused).toMatchObject({ ok: false, code: 'BAD_JOIN' })
-      expect(publisher.watchers('7')).toBe(0)
-      expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toEqual({
+      for (const badJoin of [
+        { runId, lastSeq: 0 },
+        { kind: 'run', id: 7, lastSeq: -1 },
+        { kind: 'plan', id: runId, lastSeq: 0 },
+        // A NUL cannot reach a query (PostgreSQL refuses it, and its error would name the SQL).
+        { kind: 'run', id: '\u0000', lastSeq: 0 },
+        // Beyond the seq column's integer range, the same.
+        { kind: 'run', id: runId, lastSeq: 2 ** 53 - 1 },
+      ]) {
+        const refused = JobJoinAck.parse(
+          await client.socket.emitWithAck(socketEvents.jobJoin, badJoin as unknown as JobJoin),
+        )
+        expect(refused, JSON.stringify(badJoin)).toMatchObject({ ok: false, code: 'BAD_JOIN' })
+        expect(JSON.stringify(refused)).not.toMatch(/select|from "/i)
+      }
+      expect(publisher.watchers('run', '7')).toBe(0)
+      expect(
+        await client.socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 0 }),
+      ).toEqual({
         ok: true,
         lastSeq: 0,
       })
-      for (const badLeave of [null, { runId: 7 }, 'x'])
-        client.socket.emit(socketEvents.runLeave, badLeave as unknown as RunLeave)
+      for (const badLeave of [null, { kind: 'run', id: 7 }, { runId }, 'x'])
+        client.socket.emit(socketEvents.jobLeave, badLeave as unknown as JobLeave)
       // A round trip after the leaves: they have been handled, and the socket still watches the run.
-      expect(await client.socket.emitWithAck(socketEvents.runJoin, { runId, lastSeq: 0 })).toMatchObject({
+      expect(
+        await client.socket.emitWithAck(socketEvents.jobJoin, { kind: 'run', id: runId, lastSeq: 0 }),
+      ).toMatchObject({
         ok: true,
       })
-      expect(publisher.watchers(runId)).toBe(1)
+      expect(publisher.watchers('run', runId)).toBe(1)
     } finally {
       client.socket.close()
     }
   })
 
-  it('answers a join to an unknown run with RUN_NOT_FOUND and keeps no watcher', async () => {
+  it('answers a join to an unknown job with its kind’s NOT_FOUND and keeps no watcher', async () => {
     const client = await watch(server.url, PATH)
     try {
-      expect(
-        await client.socket.emitWithAck(socketEvents.runJoin, { runId: 'nope', lastSeq: 0 }),
-      ).toMatchObject({
-        ok: false,
-        code: 'RUN_NOT_FOUND',
-      })
-      expect(publisher.watchers('nope')).toBe(0)
+      for (const [kind, code] of [
+        ['run', 'RUN_NOT_FOUND'],
+        ['study', 'STUDY_NOT_FOUND'],
+      ] as const) {
+        expect(
+          await client.socket.emitWithAck(socketEvents.jobJoin, { kind, id: 'nope', lastSeq: 0 }),
+        ).toMatchObject({
+          ok: false,
+          code,
+        })
+        expect(publisher.watchers(kind, 'nope')).toBe(0)
+      }
     } finally {
       client.socket.close()
     }
