@@ -75,6 +75,7 @@ export {
 } from './plans.ts'
 export {
   AggregationField,
+  hnswBounds,
   hnswScalarTypes,
   legacyAggregationAliases,
   runAggregations,
@@ -89,7 +90,7 @@ export {
   runPartials,
   runReductions,
 } from './run-defaults.ts'
-export type { CreateRunInput, KmeansSpec, RunEventType } from './runs.ts'
+export type { CreateRunInput, RunEventType } from './runs.ts'
 export {
   AssignmentFormat,
   assignmentFormats,
@@ -98,6 +99,7 @@ export {
   InitMethod,
   IterationReport,
   initMethods,
+  KmeansSpec,
   Run,
   RunHnsw,
   RunList,

@@ -233,26 +233,27 @@ export type RunParams = z.infer<typeof RunParams>
 
 /**
  * What a run's K-means does, apart from its data, init and placement: the fields the runtime's
- * `kmeansOptionsOf` turns into `runKmeans` options, for the server's runs and the CLI alike.
+ * `kmeansOptionsOf` turns into `runKmeans` options. A server run's params hold it; `codebook
+ * kmeans` parses its flags with it, so both take the same bounds and defaults from here.
  */
-export type KmeansSpec = Pick<
-  RunParams,
-  | 'maxIterations'
-  | 'tol'
-  | 'slots'
-  | 'broadcast'
-  | 'chainOrder'
-  | 'aggregation'
-  | 'reduction'
-  | 'algorithm'
-  | 'assignment'
-  | 'approximateSearch'
-  | 'hnsw'
-  | 'partials'
-  | 'encoding'
-  | 'kernel'
-  | 'seed'
->
+export const KmeansSpec = RunParams.pick({
+  maxIterations: true,
+  tol: true,
+  slots: true,
+  broadcast: true,
+  chainOrder: true,
+  aggregation: true,
+  reduction: true,
+  algorithm: true,
+  assignment: true,
+  approximateSearch: true,
+  hnsw: true,
+  partials: true,
+  encoding: true,
+  kernel: true,
+  seed: true,
+})
+export type KmeansSpec = z.infer<typeof KmeansSpec>
 
 /** A K-means run as stored and served by `/api/runs`. */
 export const Run = z.object({

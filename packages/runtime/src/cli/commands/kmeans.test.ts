@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { IterationReport, runDefaults, Topology } from '@codebook/shared'
+import { hnswBounds, IterationReport, runBounds, runDefaults, Topology } from '@codebook/shared'
 import { Command } from 'commander'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openNpy, writeNpy } from '../../formats/index.ts'
@@ -238,6 +238,30 @@ describe('codebook kmeans', () => {
       expect(Math.abs(res.centroids[i]! - reference.centroids[i]!)).toBeLessThan(
         1e-4 * Math.max(1, Math.abs(reference.centroids[i]!)),
       )
+  })
+
+  it('parses its flags with the shared run spec: a value the server refuses is bad input naming the flag and bound', async () => {
+    const err: string[] = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((s: string) => err.push(s) > 0) as typeof process.stderr.write
+    const base = ['kmeans', '--data', join(dir, 'x.npy'), '--k', '3']
+    try {
+      // Bounds of `CreateRun` (runBounds, hnswBounds): commander's own parsers accept these numbers.
+      expect(await mainWith([...base, '--slots', String(runBounds.slots + 1)], collect())).toBe(2)
+      expect(
+        await mainWith([...base, '--hnsw-connectivity', String(hnswBounds.connectivity + 1)], collect()),
+      ).toBe(2)
+      expect(await mainWith([...base, '--iterations', String(runBounds.maxIterations + 1)], collect())).toBe(
+        2,
+      )
+    } finally {
+      process.stderr.write = write
+    }
+    const text = err.join('')
+    expect(text).toContain('BAD_OPTION')
+    for (const flag of ['--slots', '--hnsw-connectivity', '--iterations']) expect(text).toContain(`${flag}:`)
+    expect(text).toContain(String(runBounds.slots))
+    expect(text).toContain(String(hnswBounds.connectivity))
   })
 
   it('an unknown --reduction is bad input (exit 2) naming the choices', async () => {

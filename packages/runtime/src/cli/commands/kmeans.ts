@@ -1,7 +1,7 @@
 import { copyFile, mkdtemp, rename, rm } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type IterationReport, type KmeansSpec, runDefaults, type Topology } from '@codebook/shared'
+import { type IterationReport, KmeansSpec, runDefaults, type Topology } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
 import { type ReductionChoice, reductionChoices } from '../../collectives/reduce/reduce.ts'
@@ -208,6 +208,8 @@ export async function runKmeansCommand(
   const fromFile = await initFileCentroids(o, d)
   const topology = o.topology ? await readTopology(o.topology) : null
   const { racks, aggregation } = await placement(o, topology, io)
+  // Parsed before any worker starts: a flag out of bounds costs nothing.
+  const spec = specOf(o, aggregation)
   const pool = await WorkerPool.start({ workers: o.workers, spawn, racks, chunkBytes: o.chunkBytes })
   // The run's checkpoints (the root writes one per iteration, keeping the restart point only).
   const checkpointDir = await mkdtemp(join(tmpdir(), 'codebook-kmeans-'))
@@ -227,7 +229,7 @@ export async function runKmeansCommand(
         checkpointDir,
       )
     const result = await runKmeans(pool, {
-      ...kmeansOptionsOf(specOf(o, aggregation)),
+      ...kmeansOptionsOf(spec),
       data: { kind: 'npy', file: o.data, n, d },
       ...(fromFile ? { init: fromFile } : {}),
       checkpointDir,
@@ -266,21 +268,38 @@ async function moveFile(from: string, to: string): Promise<void> {
   }
 }
 
-/** The run spec the flags give: the same shape as a server run's params (`KmeansSpec`), so both reach the runtime alike. */
+/** The flag of each spec field, for errors (a field not listed is named as it is). */
+const flagOfField: Record<string, string> = {
+  maxIterations: '--iterations',
+  chainOrder: '--chain-order',
+  approximateSearch: '--approximate-search',
+  'hnsw.connectivity': '--hnsw-connectivity',
+  'hnsw.expansion': '--hnsw-expansion',
+  'hnsw.scalar': '--hnsw-scalar',
+  'hnsw.walkDegree': '--walk-degree',
+  'hnsw.walkMinRecall': '--walk-min-recall',
+  'hnsw.recallSample': '--recall-sample',
+}
+
+/**
+ * The run spec the flags give, parsed by the shared `KmeansSpec` (a server run's params): the
+ * CLI takes the server's bounds and defaults, and both reach the runtime alike.
+ * @throws UsageError `BAD_OPTION` naming the flag and the bound it breaks.
+ */
 function specOf(o: KmeansCommandOptions, aggregation: AggregationMode): KmeansSpec {
-  return {
+  const parsed = KmeansSpec.safeParse({
     maxIterations: o.iterations,
     tol: o.tol,
     slots: o.slots,
     broadcast: o.broadcast,
     chainOrder: o.chainOrder,
     aggregation,
-    reduction: o.reduction ?? runDefaults.reduction,
+    reduction: o.reduction,
     seed: o.seed,
     kernel: o.kernel,
-    algorithm: o.algorithm ?? runDefaults.algorithm,
-    assignment: o.assignment ?? runDefaults.assignment,
-    approximateSearch: o.approximateSearch ?? runDefaults.approximateSearch,
+    algorithm: o.algorithm,
+    assignment: o.assignment,
+    approximateSearch: o.approximateSearch,
     hnsw: {
       connectivity: o.hnswConnectivity,
       expansion: o.hnswExpansion,
@@ -289,9 +308,13 @@ function specOf(o: KmeansCommandOptions, aggregation: AggregationMode): KmeansSp
       walkMinRecall: o.walkMinRecall,
       recallSample: o.recallSample,
     },
-    partials: o.partials ?? runDefaults.partials,
-    encoding: o.encoding ?? runDefaults.encoding,
-  }
+    partials: o.partials,
+    encoding: o.encoding,
+  })
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  const field = issue.path.join('.')
+  throw new UsageError('BAD_OPTION', `${flagOfField[field] ?? `--${field}`}: ${issue.message}`)
 }
 
 /** Registers `codebook kmeans`. */
