@@ -67,6 +67,39 @@ describe('simulateBroadcast on one switch matches the closed forms of docs/simul
   }
 })
 
+describe('simulateBroadcast with a TCP window matches the window-bound closed form', () => {
+  const n = 1e8
+  const alpha = 5e-5
+  const baseRtt = 1e-4
+  for (const [window, p] of [
+    [8192, 5],
+    [16384, 16],
+  ] as const) {
+    it(`chain, window ${window / 1024} KiB, p=${p}: (k + p − 2)(α + (n/k)·RTT/W), RTT = 2α + base`, () => {
+      const net = buildClusterNetwork({ ...cluster(1, p, GBIT, 10 * GBIT, alpha), tcpWindowBytes: window, baseRtt })
+      const k = 100
+      const rate = Math.min(GBIT, window / (2 * alpha + baseRtt))
+      expect(rate).toBeLessThan(GBIT) // window-bound, as the case means to test
+      const t = simulateBroadcast(net, 'chain', range(p), n, n / k, 0).seconds
+      const closed = (k + p - 2) * (alpha + n / k / rate)
+      expect(Math.abs(t - closed) / closed).toBeLessThan(0.02)
+    })
+  }
+  it('a window of at least bandwidth × RTT leaves the link the bound', () => {
+    const p = 5
+    const rtt = 2 * alpha + baseRtt
+    const plain = buildClusterNetwork(cluster(1, p, GBIT, 10 * GBIT, alpha))
+    const wide = buildClusterNetwork({
+      ...cluster(1, p, GBIT, 10 * GBIT, alpha),
+      tcpWindowBytes: Math.ceil(GBIT * rtt),
+      baseRtt,
+    })
+    const a = simulateBroadcast(plain, 'chain', range(p), n, n / 100, 0).seconds
+    const b = simulateBroadcast(wide, 'chain', range(p), n, n / 100, 0).seconds
+    expect(b / a).toBeCloseTo(1, 3)
+  })
+})
+
 describe('simulateBroadcast across racks', () => {
   it('a rack-ordered chain crosses R − 1 uplinks; a random chain runs at its most shared uplink', () => {
     const racks = 3

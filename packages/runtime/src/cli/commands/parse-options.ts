@@ -72,6 +72,17 @@ export function byteSize(flag: string): (v: string) => number {
   }
 }
 
+/** Commander parser for a comma-separated list of byte sizes (`8K,64K,1M`). */
+export function byteSizeList(flag: string): (v: string) => number[] {
+  const one = byteSize(flag)
+  return (v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(one)
+}
+
 /** Commander parser for a comma-separated list whose items must be in `allowed`. */
 export function listOf<T extends string>(flag: string, allowed: readonly T[]): (v: string) => T[] {
   return (v) => {

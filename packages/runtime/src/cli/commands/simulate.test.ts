@@ -65,6 +65,26 @@ describe('codebook simulate broadcast', () => {
     expect(at('chain-random', 24).seconds).toBeGreaterThan(1.5 * at('chain', 24).seconds)
   })
 
+  it('sweeps socket buffers: a window-bound chain moves buffer ÷ round trip, a large buffer leaves the link the bound', async () => {
+    const bytes = 10_000_000
+    const baseRttUs = 300
+    const { code, rows } = await simulate([
+      ...['--bytes', String(bytes), '--algorithms', 'chain', '--nodes', '8', '--chunk-bytes', '64K'],
+      ...['--socket-buffer', '8K,1M', '--base-rtt-us', String(baseRttUs), '--json'],
+    ])
+    expect(code).toBe(0)
+    expect(rows.map((r) => r.socketBuffer)).toEqual([8192, 1048576])
+    // Round trip: twice the default 25 µs NIC latency plus the base. 8 KiB per 350 µs ≈ 23 MB/s,
+    // far under 1 GbE: the pipeline's k + p − 2 chunk times at that rate (p = 8 nodes).
+    const rtt = 2 * 25e-6 + baseRttUs * 1e-6
+    const chunks = bytes / 65536
+    const windowSeconds = ((chunks + 8 - 2) * 65536 * rtt) / 8192
+    expect(Math.abs(rows[0].seconds - windowSeconds) / windowSeconds).toBeLessThan(0.05)
+    // 1 MiB per 350 µs is 3 GB/s: the NIC is the bound again.
+    const linkSeconds = (bytes * 8) / 1e9
+    expect(Math.abs(rows[1].seconds - linkSeconds) / linkSeconds).toBeLessThan(0.05)
+  })
+
   it('rejects more nodes than the topology has, with exit code 2', async () => {
     const { code, rows } = await simulate(['--bytes', '1000', '--nodes', '25', '--json'])
     expect(code).toBe(2)

@@ -22,6 +22,7 @@ import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
 import { type CommandIo, processIo } from '../progress.ts'
 import {
   byteSize,
+  byteSizeList,
   intList,
   listOf,
   nonNegativeInt,
@@ -45,6 +46,13 @@ export interface SimulateBroadcastOptions {
   /** Per-message software cost α, seconds. */
   startup: number
   seed: number
+  /**
+   * Socket buffer sizes to sweep, bytes: each connection keeps at most that many bytes in flight
+   * (its TCP window), so it moves at most buffer ÷ RTT. Unlimited when absent.
+   */
+  socketBuffers?: number[]
+  /** Round trip a path adds to twice its one-way latency (stacks, switches), seconds. */
+  baseRtt?: number
   json?: boolean
 }
 
@@ -55,11 +63,14 @@ export interface SimulatedBroadcastRow {
   bytes: number
   seconds: number
   crossRackBytes: number
+  /** The socket buffer (the window) of this row, bytes; absent = unlimited. */
+  socketBuffer?: number
 }
 
 /**
- * Predicts broadcast times on a topology with the flow-level simulator: for each node count
- * and algorithm, the algorithm's schedule over the first N nodes of the topology, root = node 0.
+ * Predicts broadcast times on a topology with the flow-level simulator: for each node count,
+ * socket buffer and algorithm, the algorithm's schedule over the first N nodes of the topology,
+ * root = node 0.
  */
 export async function runSimulateBroadcast(
   o: SimulateBroadcastOptions,
@@ -68,26 +79,36 @@ export async function runSimulateBroadcast(
   const topology = await readTopology(o.topology)
   const counts = o.nodes ?? [clusterFromTopology(topology).spec.nodes.length]
   const rows: SimulatedBroadcastRow[] = []
+  const buffers: Array<number | undefined> = o.socketBuffers ?? [undefined]
   for (const nodes of counts) {
     const { spec, racks } = clusterFromTopology(topology, nodes)
-    const network = buildClusterNetwork(spec)
-    for (const name of o.algorithms) {
-      const { algorithm, order } = broadcastPlan(name)
-      const members = chainOrder(order, racks, 0, createRng(o.seed))
-      const r = simulateBroadcast(network, algorithm, members, o.bytes, o.chunkBytes, o.startup)
-      const row = {
-        algorithm: name,
-        nodes,
-        bytes: o.bytes,
-        seconds: r.seconds,
-        crossRackBytes: r.crossRackBytes,
+    for (const socketBuffer of buffers) {
+      // The window a connection opens is its socket buffer (Table 9's reading: sender and receiver alike).
+      const network = buildClusterNetwork({
+        ...spec,
+        ...(socketBuffer === undefined ? {} : { tcpWindowBytes: socketBuffer }),
+        ...(o.baseRtt === undefined ? {} : { baseRtt: o.baseRtt }),
+      })
+      for (const name of o.algorithms) {
+        const { algorithm, order } = broadcastPlan(name)
+        const members = chainOrder(order, racks, 0, createRng(o.seed))
+        const r = simulateBroadcast(network, algorithm, members, o.bytes, o.chunkBytes, o.startup)
+        const row: SimulatedBroadcastRow = {
+          algorithm: name,
+          nodes,
+          bytes: o.bytes,
+          seconds: r.seconds,
+          crossRackBytes: r.crossRackBytes,
+          ...(socketBuffer === undefined ? {} : { socketBuffer }),
+        }
+        rows.push(row)
+        const buffer = socketBuffer === undefined ? '' : `  buffer ${String(socketBuffer / 1024).padStart(6)} KiB`
+        io.stdout.write(
+          o.json
+            ? `${JSON.stringify(row)}\n`
+            : `${name.padEnd(13)} nodes ${String(nodes).padStart(5)}${buffer}  ${r.seconds.toFixed(3).padStart(10)} s  cross-rack ${(r.crossRackBytes / 1e6).toFixed(1)} MB\n`,
+        )
       }
-      rows.push(row)
-      io.stdout.write(
-        o.json
-          ? `${JSON.stringify(row)}\n`
-          : `${name.padEnd(13)} nodes ${String(nodes).padStart(5)}  ${r.seconds.toFixed(3).padStart(10)} s  cross-rack ${(r.crossRackBytes / 1e6).toFixed(1)} MB\n`,
-      )
     }
   }
   return rows
@@ -212,9 +233,25 @@ export function registerSimulate(program: Command): void {
     .option('--chunk-bytes <size>', 'pipeline chunk size', byteSize('--chunk-bytes'), DEFAULT_CHUNK_BYTES)
     .option('--startup-us <us>', 'per-message software cost α in µs', nonNegativeNumber('--startup-us'), 0)
     .option('--seed <n>', 'seed of the random chain order', nonNegativeInt('--seed'), 1)
+    .option(
+      '--socket-buffer <sizes>',
+      'socket buffer sizes to sweep, e.g. 8K,64K,1M: a connection moves at most buffer ÷ round trip (default: unlimited)',
+      byteSizeList('--socket-buffer'),
+    )
+    .option(
+      '--base-rtt-us <us>',
+      'round trip a path adds to twice its one-way latency (stacks, switches), µs',
+      nonNegativeNumber('--base-rtt-us'),
+    )
     .option('--json', 'one JSON object per result')
     .action(async (opts) => {
-      await runSimulateBroadcast({ ...opts, startup: opts.startupUs * 1e-6 })
+      const { socketBuffer, baseRttUs, startupUs, ...rest } = opts
+      await runSimulateBroadcast({
+        ...rest,
+        startup: startupUs * 1e-6,
+        ...(socketBuffer ? { socketBuffers: socketBuffer } : {}),
+        ...(baseRttUs === undefined ? {} : { baseRtt: baseRttUs * 1e-6 }),
+      })
     })
   simulate
     .command('kmeans')
