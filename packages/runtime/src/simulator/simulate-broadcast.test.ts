@@ -76,7 +76,11 @@ describe('simulateBroadcast with a TCP window matches the window-bound closed fo
     [16384, 16],
   ] as const) {
     it(`chain, window ${window / 1024} KiB, p=${p}: (k + p − 2)(α + (n/k)·RTT/W), RTT = 2α + base`, () => {
-      const net = buildClusterNetwork({ ...cluster(1, p, GBIT, 10 * GBIT, alpha), tcpWindowBytes: window, baseRtt })
+      const net = buildClusterNetwork({
+        ...cluster(1, p, GBIT, 10 * GBIT, alpha),
+        tcpWindowBytes: window,
+        baseRtt,
+      })
       const k = 100
       const rate = Math.min(GBIT, window / (2 * alpha + baseRtt))
       expect(rate).toBeLessThan(GBIT) // window-bound, as the case means to test

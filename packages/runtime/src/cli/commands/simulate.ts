@@ -102,7 +102,8 @@ export async function runSimulateBroadcast(
           ...(socketBuffer === undefined ? {} : { socketBuffer }),
         }
         rows.push(row)
-        const buffer = socketBuffer === undefined ? '' : `  buffer ${String(socketBuffer / 1024).padStart(6)} KiB`
+        const buffer =
+          socketBuffer === undefined ? '' : `  buffer ${String(socketBuffer / 1024).padStart(6)} KiB`
         io.stdout.write(
           o.json
             ? `${JSON.stringify(row)}\n`
