@@ -101,13 +101,18 @@ export const StudyRow = z.object({
 })
 export type StudyRow = z.infer<typeof StudyRow>
 
-/** One Figure 4 cell: each algorithm's mean, Fibonacci-stat / Tree-dyn and the best algorithm. */
+/**
+ * One Figure 4 cell: each algorithm's mean, Fibonacci-stat / Tree-dyn (Figure 4(a)) and the best
+ * of all four algorithms. The paper's Figure 4(b), the best of the three that accept a
+ * non-commutative ⊕ (Tree-dyn left out), is not stored: it is derived from `means`.
+ */
 export const GridCell = z.object({
   n: z.number().int(),
   cv: z.number(),
   /** μc / μd (μd = 1). */
   muC: z.number(),
   runs: z.number().int(),
+  /** Every algorithm's mean makespan (an enum-keyed record: all four keys are required). */
   means: z.record(StudyAlgorithm, z.number()),
   fibonacciOverTreeDyn: z.number(),
   best: StudyAlgorithm,

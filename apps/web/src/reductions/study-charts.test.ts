@@ -2,10 +2,12 @@ import type { GridCell, StudyRow } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import {
   bestHeatmapOption,
+  bestOf,
   canLogMakespan,
   computeMeansOf,
   figure3Curves,
   figure3Option,
+  nonCommutativeAlgorithms,
   ratioHeatmapOption,
 } from './study-charts.ts'
 
@@ -98,5 +100,39 @@ describe('Figure 4', () => {
   it('maps the best algorithm to its index', () => {
     const option = bestHeatmapOption(cells) as { series: { data: [number, number, number, string][] }[] }
     expect(option.series[0]!.data.map((d) => d[2])).toEqual([2, 1, 2])
+  })
+
+  it('draws the paper’s Figure 4(b) from the means: the best of the three non-commutative algorithms', () => {
+    const withMeans = (c: GridCell, nonCommut: number, binomial: number): GridCell => ({
+      ...c,
+      means: { ...c.means, 'noncommut-tree-dyn': nonCommut, binomial },
+    })
+    // Tree-dyn is fastest in the first and third cells; Figure 4(b) shows what is left:
+    // Non-Commut-Tree-dyn, Fibonacci-stat, and Binomial-stat (tied with Fibonacci-stat at 3:
+    // the earlier in the runtime's order).
+    const mixed = [withMeans(cells[0]!, 1.5, 9), withMeans(cells[1]!, 9, 9), withMeans(cells[2]!, 9, 3)]
+    const option = bestHeatmapOption(mixed, nonCommutativeAlgorithms) as {
+      visualMap: { pieces: { value: number; label: string }[] }
+      series: { data: [number, number, number, string][] }[]
+    }
+    expect(option.series[0]!.data.map((d) => d[2])).toEqual([3, 1, 0])
+    expect(option.visualMap.pieces.map((p) => p.label)).toEqual([
+      'Binomial-stat',
+      'Fibonacci-stat',
+      'Non-Commut-Tree-dyn',
+    ])
+    expect(option.series[0]!.data[0]![3]).toContain('best non-commutative Non-Commut-Tree-dyn (mean 1.500)')
+    // The four-algorithm map beside it keeps the stored `best`.
+    const all = bestHeatmapOption(mixed) as { series: { data: [number, number, number, string][] }[] }
+    expect(all.series[0]!.data.map((d) => d[2])).toEqual([2, 1, 2])
+  })
+
+  it('ranks only the algorithms asked for, lowest mean first', () => {
+    const c = {
+      ...cell(3, 1, 5, 1),
+      means: { binomial: 4, fibonacci: 5, 'tree-dyn': 1, 'noncommut-tree-dyn': 2 },
+    }
+    expect(bestOf(c, nonCommutativeAlgorithms)).toBe('noncommut-tree-dyn')
+    expect(bestOf(c, ['binomial', 'fibonacci'])).toBe('binomial')
   })
 })
