@@ -29,6 +29,24 @@ describe('predictKmeansIteration', () => {
     expect(r.stages.combine.seconds).toBeCloseTo((p - 1) * block * beta, 9)
   })
 
+  it('byte centroids: the broadcast moves k·d bytes, and a centroids combine gathers (p − 1) blocks of k/p·d bytes', () => {
+    const floats = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'three-stage' })
+    const bytes = predictKmeansIteration(oneSwitch(p), {
+      ...base,
+      aggregation: 'three-stage',
+      centroidValueBytes: 1,
+      combine: 'centroids',
+    })
+    // The chain carries the message once per hop: p − 1 copies.
+    expect(floats.stages.broadcast.bytes).toBe((p - 1) * k * d * 4)
+    expect(bytes.stages.broadcast.bytes).toBe((p - 1) * k * d)
+    // The regroup still moves float64 partial sums.
+    expect(bytes.stages.regroup.bytes).toBe(floats.stages.regroup.bytes)
+    const centroidBlock = (k / p) * d
+    expect(bytes.stages.combine.bytes).toBe((p - 1) * centroidBlock)
+    expect(bytes.stages.combine.seconds).toBeCloseTo((p - 1) * centroidBlock * beta, 9)
+  })
+
   it('direct sends slots× the bytes; ring reduce-scatter costs (p − 1)·block·β, allreduce twice that', () => {
     const slots = 3
     const direct = predictKmeansIteration(oneSwitch(p, slots), { ...base, aggregation: 'direct' })

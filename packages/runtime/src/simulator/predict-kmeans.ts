@@ -53,7 +53,19 @@ export interface KmeansIterationModel {
   startup?: number
   /** Seed of a random order. */
   seed?: number
+  /** Bytes per centroid value on the wire: the broadcast's encoding (4 = float32, default; 1 = the papers' bytes). */
+  centroidValueBytes?: number
+  /**
+   * What the combine gathers at node 0: `partials`, the reduced float64 sums (Codebook's root
+   * updates the centroids; default), or `centroids`, each owner's updated block in the broadcast's
+   * encoding (the papers' reducers update their blocks: 512 MB for 10⁶ × 512 bytes).
+   */
+  combine?: KmeansCombine
 }
+
+/** What a K-means combine gathers (see {@link KmeansIterationModel.combine}). */
+export const kmeansCombines = ['partials', 'centroids'] as const
+export type KmeansCombine = (typeof kmeansCombines)[number]
 
 /** A predicted iteration: per-stage figures and their sum (stages run one after another). */
 export interface KmeansIterationPrediction {
@@ -67,11 +79,13 @@ export interface KmeansIterationPrediction {
 /**
  * Predicts one K-means iteration on a topology, each communication stage by playing its
  * schedule on the flow-level simulator:
- * - broadcast: the broadcast schedule of the k × d float32 centroids (k·d·4 bytes) from node 0;
+ * - broadcast: the broadcast schedule of the k × d centroids (k·d·4 bytes as float32, or
+ *   `centroidValueBytes` a value) from node 0;
  * - map: (n/p)·k·d·2 flops per node over its slots (the slowest node sets the stage);
  * - regroup (shuffle + reduce): {@link regroupSchedule} of the dense partial blocks
  *   (k/p centroids × (d + 1) float64 per block);
- * - combine: the gather of the reduced blocks at node 0 (none for `allreduce`).
+ * - combine: the gather of the reduced blocks at node 0 (none for `allreduce`): their float64
+ *   sums, or with `combine: 'centroids'` the updated blocks in the broadcast's encoding.
  * Stages are timed separately and added, as the runtime's stage barriers do. Not modelled:
  * reduce-side additions, partition loading, and sparse intermediate data (dense blocks are the
  * upper bound).
@@ -113,9 +127,10 @@ export function predictKmeansOnCluster(spec: ClusterSpec, m: ClusterKmeansModel)
   const network = buildClusterNetwork(spec)
   const startup = m.startup ?? 0
 
+  const valueBytes = m.centroidValueBytes ?? 4
   const broadcast = playSchedule(
     network,
-    broadcastSchedule(m.broadcast, m.order, m.k * m.d * 4, m.chunkBytes),
+    broadcastSchedule(m.broadcast, m.order, m.k * m.d * valueBytes, m.chunkBytes),
     startup,
   )
 
@@ -123,11 +138,26 @@ export function predictKmeansOnCluster(spec: ClusterSpec, m: ClusterKmeansModel)
   const mapSeconds = Math.max(...slots.map((s) => flopsPerNode / (s * gflops * 1e9)))
   const map = { seconds: mapSeconds, bytes: 0, crossRackBytes: 0, messages: 0 }
 
-  const blockBytes = centroidBlocks(m.k, p).map((c) => partialBlockBytes(c, m.d))
+  const blocks = centroidBlocks(m.k, p)
   const ranks = Array.from({ length: p }, (_, i) => i)
-  const schedules = regroupSchedule(m.aggregation, ranks, blockBytes, slots)
+  const schedules = regroupSchedule(
+    m.aggregation,
+    ranks,
+    blocks.map((c) => partialBlockBytes(c, m.d)),
+    slots,
+  )
   const regroup = playSchedule(network, schedules.regroup, startup)
-  const combine = playSchedule(network, schedules.combine, startup)
+  // The papers' combine: each owner sends its updated block, encoded as the broadcast is.
+  const gathered =
+    m.combine === 'centroids'
+      ? regroupSchedule(
+          m.aggregation,
+          ranks,
+          blocks.map((c) => c * m.d * valueBytes),
+          slots,
+        ).combine
+      : schedules.combine
+  const combine = playSchedule(network, gathered, startup)
 
   const stages = { broadcast, map, regroup, combine }
   const seconds = kmeansStages.reduce((sum, s) => sum + stages[s].seconds, 0)

@@ -1,4 +1,9 @@
-import { type SimulatedBroadcast, simulatedBroadcasts } from '@codebook/shared'
+import {
+  type RunEncoding,
+  runEncodings,
+  type SimulatedBroadcast,
+  simulatedBroadcasts,
+} from '@codebook/shared'
 import type { Command } from 'commander'
 import {
   type AggregationMode,
@@ -10,7 +15,9 @@ import { createRng } from '../../random/rng.ts'
 import { buildClusterNetwork } from '../../simulator/cluster-network.ts'
 import {
   DEFAULT_MAP_GFLOPS_PER_SLOT,
+  type KmeansCombine,
   type KmeansStagePrediction,
+  kmeansCombines,
   kmeansStages,
   predictKmeansIteration,
 } from '../../simulator/predict-kmeans.ts'
@@ -132,8 +139,15 @@ export interface SimulateKmeansOptions {
   /** Per-message software cost α, seconds. */
   startup: number
   seed: number
+  /** Centroid encoding on the wire (the broadcast's, and the combine's with `combine: 'centroids'`). */
+  encoding?: RunEncoding
+  /** What the combine gathers (partial sums by default). */
+  combine?: KmeansCombine
   json?: boolean
 }
+
+/** Bytes a centroid value takes in each run encoding. */
+const encodingValueBytes = { float32: 4, float16: 2, uint8: 1 } as const satisfies Record<RunEncoding, number>
 
 /** What `codebook simulate kmeans --json` prints: the inputs, then per-stage and total predictions. */
 export interface SimulatedKmeansIteration {
@@ -174,6 +188,8 @@ export async function runSimulateKmeans(
     chunkBytes: o.chunkBytes,
     startup: o.startup,
     seed: o.seed,
+    centroidValueBytes: encodingValueBytes[o.encoding ?? 'float32'],
+    combine: o.combine ?? 'partials',
   })
   const out: SimulatedKmeansIteration = {
     topology: topology.name,
@@ -294,6 +310,18 @@ export function registerSimulate(program: Command): void {
     )
     .option('--startup-us <us>', 'per-message software cost α in µs', nonNegativeNumber('--startup-us'), 0)
     .option('--seed <n>', 'seed of a random chain order', nonNegativeInt('--seed'), 1)
+    .option(
+      '--encoding <type>',
+      `centroids on the wire: ${runEncodings.join(', ')} (uint8: the papers' byte centroids)`,
+      oneOf('--encoding', runEncodings),
+      'float32',
+    )
+    .option(
+      '--combine <what>',
+      "what the combine gathers at the root: partials (float64 sums, Codebook's root update) or centroids (updated blocks in --encoding, as the papers' reducers send them)",
+      oneOf('--combine', kmeansCombines),
+      'partials',
+    )
     .option('--json', 'one JSON object')
     .action(async (opts) => {
       await runSimulateKmeans({ ...opts, startup: opts.startupUs * 1e-6 })
