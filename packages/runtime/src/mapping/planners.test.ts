@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createRng } from '../random/rng.ts'
 import { CommMatrixBuilder } from './comm-matrix.ts'
 import { planGeo } from './planners/geo.ts'
+import { planLegacyGeoFills } from './planners/geo-legacy-fills.ts'
 import { planGeoRefined } from './planners/geo-refined.ts'
 import { planGreedy } from './planners/greedy.ts'
 import { fractionBelow, monteCarloSearch } from './planners/monte-carlo.ts'
@@ -49,7 +50,7 @@ describe('every planner honours constraints and capacities', () => {
           const coords = coordinatesFor(p.sites)
           const plans = {
             geo: planGeo(p, coords, createRng(seed)).siteOf,
-            geoGain: planGeo(p, coords, createRng(seed), { rules: ['gain'] }).siteOf,
+            geoGain: planLegacyGeoFills(p, coords, createRng(seed), { rules: ['gain'] }).siteOf,
             geoRefined: planGeoRefined(p, coords, createRng(seed)).siteOf,
             greedy: planGreedy(p),
             mpipp: planMpipp(p, createRng(seed), { restarts: 2 }).siteOf,
@@ -95,8 +96,8 @@ describe('Algorithm 1 (geo) against exhaustive search', () => {
 
   it('is optimal on some random instances and within the measured gap on average; geo-refined closes most of it', () => {
     // 60 seeded instances: 8 ranks, 3 sites, 20 % pinned, dense random traffic, random asymmetric links.
-    // Measured (docs/mapping.md): geo optimal on 24 of 60, mean gap 10.4 %, worst 58 %;
-    // geo-refined optimal on all 60 (MPIPP from random starts: 57, mean gap 0.5 %).
+    // Measured (docs/mapping.md): geo (Algorithm 1 as published) optimal on 17 of 60, mean gap
+    // 12.9 %, worst 68 %; geo-refined optimal on all 60 (MPIPP from random starts: 57, mean gap 0.5 %).
     const tally = { geo: { optimal: 0, gap: 0 }, refined: { optimal: 0, gap: 0 } }
     for (let t = 0; t < 60; t++) {
       const p = randomInstance(createRng(100 + t), 8, 3, 0.2)
@@ -115,8 +116,8 @@ describe('Algorithm 1 (geo) against exhaustive search', () => {
         tally[key].gap += cost / opt - 1
       }
     }
-    expect(tally.geo.optimal).toBeGreaterThanOrEqual(20)
-    expect(tally.geo.gap / 60).toBeLessThan(0.12)
+    expect(tally.geo.optimal).toBeGreaterThanOrEqual(15)
+    expect(tally.geo.gap / 60).toBeLessThan(0.14)
     expect(tally.refined.optimal).toBeGreaterThanOrEqual(57)
     expect(tally.refined.gap / 60).toBeLessThan(0.005)
   })

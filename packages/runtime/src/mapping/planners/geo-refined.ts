@@ -1,6 +1,7 @@
 import type { Rng } from '../../random/rng.ts'
 import { type MappingProblem, mappingCost } from '../problem.ts'
 import { planGeo } from './geo.ts'
+import { planLegacyGeoFills } from './geo-legacy-fills.ts'
 import { kernighanLinPasses } from './mpipp.ts'
 import { refineBySwaps } from './swap-refine.ts'
 
@@ -18,8 +19,10 @@ export interface GeoRefinedOptions {
 export interface GeoRefinedPlan {
   siteOf: Int32Array
   cost: number
-  /** Algorithm 1's cheapest fill under the paper's rule: geo's own plan. */
+  /** The cost of geo's own plan (Algorithm 1 as published, from the same random stream). */
   geoCost: number
+  /** geo's plan was cheaper than every refined start and was returned as it is. */
+  keptGeo: boolean
   /** Distinct fills refined before the time bound (at least one). */
   fillsRefined: number
   /** How the fills were refined. */
@@ -28,14 +31,17 @@ export interface GeoRefinedPlan {
 }
 
 /**
- * geo-refined: Algorithm 1's fills (every κ ≤ 5 and group order, under both process orders of
- * {@link planGeo}: the paper's `tie` and the `gain` variant), cheapest first, each refined by
- * pairwise exchanges while time remains, and the cheapest result kept. Up to
- * {@link MAX_KL_PROCESSES} ranks the refinement is MPIPP's Kernighan–Lin passes (uphill
- * exchanges allowed inside a pass, its best prefix kept), started from the fill instead of a
- * random mapping; above, a swap descent ({@link refineBySwaps}, O(N · M · partners) a sweep).
- * Every step keeps pins and site counts and a refinement never raises its start's cost, so the
- * result costs at most geo's plan (the same grouping draw when given geo's random stream).
+ * geo-refined (not in the paper): the legacy fills of {@link planLegacyGeoFills} (every κ ≤ 5
+ * and group order, under both of its process orders, `tie` and `gain`; the fills geo made
+ * before it followed the published Algorithm 1), cheapest first, each refined by pairwise
+ * exchanges while time remains, and the cheapest result kept. Up to {@link MAX_KL_PROCESSES}
+ * ranks the refinement is MPIPP's Kernighan–Lin passes (uphill exchanges allowed inside a
+ * pass, its best prefix kept), started from the fill instead of a random mapping; above, a swap
+ * descent ({@link refineBySwaps}, O(N · M · partners) a sweep). Every step keeps pins and site
+ * counts and a refinement never raises its start's cost. geo's own plan ({@link planGeo}, the
+ * published Algorithm 1) is computed from the same draws geo makes on this random stream, and
+ * returned instead when it is cheaper than every refined fill, so the result never costs more
+ * than geo's plan.
  */
 export function planGeoRefined(
   p: MappingProblem,
@@ -46,16 +52,18 @@ export function planGeoRefined(
   const now = o.now ?? Date.now
   const fills: { siteOf: Int32Array; cost: number }[] = []
   const seen = new Set<string>()
-  let geoCost = Number.POSITIVE_INFINITY
-  planGeo(p, coordinates, rng, {
+  // The legacy fills draw first, as they did when they were geo's; geo's own plan then replays
+  // the same draws, which are those geo makes when it starts on this stream.
+  const tape = recordingRng(rng)
+  planLegacyGeoFills(p, coordinates, tape.rng, {
     rules: ['tie', 'gain'],
-    onFill: (siteOf, cost, rule) => {
-      if (rule === 'tie') geoCost = Math.min(geoCost, cost)
+    onFill: (siteOf, cost) => {
       const key = siteOf.join(',') // orders often fill alike: refine each mapping once
       if (!seen.has(key)) fills.push({ siteOf, cost })
       seen.add(key)
     },
   })
+  const geo = planGeo(p, coordinates, tape.replay())
   const deadline = now() + (o.maxMs ?? 20_000)
   const late = () => now() > deadline
   const method = p.comm.processes <= MAX_KL_PROCESSES ? 'kernighan-lin' : 'swap-descent'
@@ -82,5 +90,36 @@ export function planGeoRefined(
     }
     if (refined.cost < best.cost) best = refined
   }
-  return { siteOf: best.siteOf, cost: best.cost, geoCost, fillsRefined, method, truncated }
+  const keptGeo = geo.cost < best.cost
+  if (keptGeo) best = geo
+  return { siteOf: best.siteOf, cost: best.cost, geoCost: geo.cost, keptGeo, fillsRefined, method, truncated }
+}
+
+/**
+ * An {@link Rng} over `rng` that records its uniform draws, and `replay()`: a fresh Rng that
+ * returns the recorded draws first, then continues on `rng`. Both derive `int` from `next`
+ * as `createRng` does (the site grouping draws only with `int`).
+ */
+function recordingRng(rng: Rng): { rng: Rng; replay: () => Rng } {
+  const draws: number[] = []
+  const over = (next: () => number): Rng => ({
+    next,
+    int: (n) => Math.floor(next() * n),
+    normal: () => {
+      let u = 0
+      while (u === 0) u = next()
+      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next())
+    },
+  })
+  return {
+    rng: over(() => {
+      const v = rng.next()
+      draws.push(v)
+      return v
+    }),
+    replay: () => {
+      let k = 0
+      return over(() => (k < draws.length ? draws[k++]! : rng.next()))
+    },
+  }
 }
