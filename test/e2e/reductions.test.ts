@@ -121,6 +121,7 @@ describe('Reductions page (Chromium)', () => {
     await page.locator('[data-testid="figure4"][data-cells="221"]').waitFor({ timeout: 120_000 })
     await page.locator('[data-testid="figure4-ratio"] canvas').first().waitFor()
     await page.locator('[data-testid="figure4-best"] canvas').first().waitFor()
+    await page.locator('[data-testid="figure4-best-noncommutative"] canvas').first().waitFor()
     await page.locator('h1 [data-status="succeeded"]').waitFor({ timeout: 30_000 })
     await page.waitForTimeout(300)
     await page
