@@ -61,7 +61,7 @@ export {
 } from './launchers.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
 export { type PlacementPlan, type PlanNodesResult, planNodeNames } from './plan-nodes.ts'
-export type { CreatePlanInput, PlanPattern, PlanPlanner } from './plans.ts'
+export type { CreatePlanInput, PlanPattern, PlanPlanner, PlanProfile } from './plans.ts'
 export {
   CreatePlan,
   DEFAULT_PLAN_AGGREGATION,
@@ -73,6 +73,7 @@ export {
   planPlanners,
   planProfiles,
 } from './plans.ts'
+export type { RunEncoding } from './run-defaults.ts'
 export {
   AggregationField,
   hnswBounds,

@@ -37,8 +37,9 @@ export const planAggregations = runAggregations
 /** The aggregation a K-means plan assumes when none is given. */
 export const DEFAULT_PLAN_AGGREGATION = 'ring' as const satisfies (typeof planAggregations)[number]
 
-/** Built-in site profiles (`ec2-4`: the paper's four EC2 regions). */
-export const planProfiles = ['ec2-4'] as const
+/** Built-in site profiles (`ec2-4`: the geo paper's four EC2 regions, Tables 1–2; `azure-3`: its three Azure regions, Table 3). */
+export const planProfiles = ['ec2-4', 'azure-3'] as const
+export type PlanProfile = (typeof planProfiles)[number]
 
 /** Body of `POST /api/plans`. Defaults are the CLI's (`codebook plan mapping`). */
 export const CreatePlan = z.object({

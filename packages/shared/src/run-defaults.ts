@@ -66,6 +66,7 @@ export const runPartials = ['exact', 'float32'] as const
  * `uint8` (a quarter, plus a per-centroid header); the lossy ones within the bounds of docs/runtime.md.
  */
 export const runEncodings = ['float32', 'float16', 'uint8'] as const
+export type RunEncoding = (typeof runEncodings)[number]
 
 /** Scalar type of the approximate assignment's HNSW index over the centroids (usearch). */
 export const hnswScalarTypes = ['f32', 'f16', 'i8'] as const

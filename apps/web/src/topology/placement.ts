@@ -4,6 +4,7 @@ import {
   DEFAULT_PLAN_AGGREGATION,
   PLAN_LIMITS,
   type PlanPlanner,
+  type PlanProfile,
   type PlanResult,
   planPlanners,
   type Topology,
@@ -19,8 +20,8 @@ export const PLAN_PATTERN_LABELS = {
   dnn: 'DNN parameter exchange',
 } as const
 
-/** Where the ranks go: the edited topology's own sites and nodes, or the built-in EC2 profile. */
-export type PlacementSites = 'topology' | 'ec2-4'
+/** Where the ranks go: the edited topology's own sites and nodes, or a built-in profile (the geo paper's EC2 or Azure regions). */
+export type PlacementSites = 'topology' | PlanProfile
 
 /** The Placement form as typed (strings from inputs). */
 export interface PlacementForm {
@@ -92,7 +93,8 @@ export function placementRequest(
       message: `the K-means workload is derived from its schedules: at most ${PLAN_LIMITS.maxKmeansProcesses} processes`,
     }
   const body: CreatePlanInput = {
-    profile: 'ec2-4',
+    // With the topology's own sites the profile is unused (the server reads the topology's).
+    profile: f.sites === 'topology' ? 'ec2-4' : f.sites,
     pattern: f.pattern,
     ...(f.pattern === 'kmeans' ? { aggregation: f.aggregation } : {}),
     processes: f.processes.trim() === '' ? Number.NaN : processes,

@@ -27,7 +27,7 @@ import { labSitesFromProfile } from './lab-sites.ts'
 const ID = 7
 const reason = await labUnavailableReason()
 
-/** Two EC2 regions (US East, Singapore: 108 ms one way), two hosts each, rates × 0.02. */
+/** Two EC2 regions (US East, Singapore: 0.35 s one way in the geo paper's Table 2), two hosts each, rates × 0.02. */
 function twoSites(): LabBenchMappingOptions {
   const ec2 = ec2FourRegions()
   const pick = [0, 2]

@@ -79,10 +79,11 @@ describe('a lab with sites: the plan (no root needed)', () => {
 
   it('scales a profile: rates × 8 × scale in Mbit/s, the EC2 delays as they are', () => {
     const lab = labSitesFromProfile(ec2FourRegions(), 3, { rateScale: 0.02 })
-    // US East → US West: a 16 MiB window over a 72.7 ms RTT.
-    expect(lab.sites.mbps[0]![1]!).toBeCloseTo(((16 * 2 ** 20) / 0.0727) * 8 * 0.02 * 1e-6, 9)
-    expect(lab.sites.latencyMs[0]![1]!).toBeCloseTo(72.7 / 2, 9)
-    expect(lab.nodeMbps).toBeCloseTo(1.25e9 * 8 * 0.02 * 1e-6, 9)
+    // US East → US West: Table 2 of the geo paper, 21 MB/s and 0.16 (s, one way).
+    expect(lab.sites.mbps[0]![1]!).toBeCloseTo(21e6 * 8 * 0.02 * 1e-6, 9)
+    expect(lab.sites.latencyMs[0]![1]!).toBeCloseTo(160, 9)
+    // The fastest region's own rate (Table 1: c3.8xlarge within Singapore, 204 MB/s).
+    expect(lab.nodeMbps).toBeCloseTo(204e6 * 8 * 0.02 * 1e-6, 9)
     expect([lab.racks, lab.hostsPerRack]).toEqual([4, 3])
   })
 

@@ -84,7 +84,8 @@ export function PlacementPanel(props: { topology: Topology; saved: TopologyRecor
             aria-invalid={invalid('sites')}
             onChange={(e) => set({ sites: e.target.value as PlacementForm['sites'] })}
           >
-            <option value="ec2-4">ec2-4 — Zhou &amp; He’s four EC2 regions</option>
+            <option value="ec2-4">ec2-4 — Zhou &amp; He’s four EC2 regions (their Tables 1–2)</option>
+            <option value="azure-3">azure-3 — their three Azure regions (Table 3)</option>
             <option value="topology" disabled={!own.ok}>
               {own.ok
                 ? `this topology — ${own.sites} site${own.sites === 1 ? '' : 's'}, ${formatCount(own.nodes)} nodes`
@@ -163,10 +164,10 @@ export function PlacementPanel(props: { topology: Topology; saved: TopologyRecor
       )}
       <p className="muted topo-whatif-note">
         Up to {formatCount(PLAN_LIMITS.maxProcesses)} processes ({formatCount(PLAN_LIMITS.maxKmeansProcesses)}{' '}
-        for K-means), one per node: on ec2-4 spread evenly over the sites, on this topology its own nodes
-        (site links as latency and bandwidth, within a site two NIC hops and the slowest NIC). The pinned
-        share of ranks is tied to a random site by the seed. Cost is the α-β model’s time of one communication
-        step.
+        for K-means), one per node: on a built-in profile spread evenly over the sites, on this topology its
+        own nodes (site links as latency and bandwidth, within a site two NIC hops and the slowest NIC). The
+        pinned share of ranks is tied to a random site by the seed. Cost is the α-β model’s time of one
+        communication step.
       </p>
       {plan.isPending && <Planning />}
       {plan.isError && (

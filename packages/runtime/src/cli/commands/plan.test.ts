@@ -105,6 +105,30 @@ describe('codebook plan mapping', () => {
     const tooMany = await plan(['--processes', '8', '--pattern', 'lu', '--nodes-per-site', '1'])
     expect(tooMany.stderr).toContain('MAPPING_CAPACITY')
   })
+  it('plans on the built-in azure-3 profile (Table 3’s three regions), the processes spread evenly', async () => {
+    const out = join(dir, 'azure.json')
+    const { code } = await plan([
+      '--profile',
+      'azure-3',
+      '--processes',
+      '64',
+      '--pattern',
+      'lu',
+      '--planners',
+      'geo,random',
+      '--constraint-ratio',
+      '0.2',
+      '--out',
+      out,
+      '--json',
+    ])
+    expect(code).toBe(0)
+    const saved = JSON.parse(await readFile(out, 'utf8'))
+    expect(saved.sites).toEqual(['east-us', 'west-europe', 'japan-east'])
+    expect(saved.capacity).toEqual([22, 21, 21])
+    expect(saved.constraints.filter((s: number) => s >= 0)).toHaveLength(13) // round(0.2 × 64)
+  })
+
   it('--topology plans onto the topology’s own sites and nodes; without site links it exits 2, coded', async () => {
     const topology = pairTopology()
     const file = join(dir, 'pair.json')

@@ -8,7 +8,7 @@ import { writeAtomically } from '../../formats/atomic.ts'
 import { readCommMatrixNpy, writeCommMatrixNpy } from '../../mapping/comm-matrix-npy.ts'
 import { type DnnExchange, dnnExchanges, mappingPatterns, patternMatrix } from '../../mapping/patterns.ts'
 import { type MappingPlanResult, mappingPlanners, planMapping } from '../../mapping/plan-mapping.ts'
-import { loadSiteProfile } from '../../mapping/site-profile.ts'
+import { builtInProfiles, loadSiteProfile } from '../../mapping/site-profile.ts'
 import { siteProfileOfTopology } from '../../mapping/topology-profile.ts'
 import { readTopology } from '../../topology/load-topology.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
@@ -137,7 +137,11 @@ export function registerPlan(program: Command): void {
       '--pattern <name|FILE.npy>',
       `communication pattern: ${mappingPatterns.join(', ')}, or an N × N .npy of bytes (message counts in FILE.messages.npy when present)`,
     )
-    .option('--profile <name|file>', 'site profile: ec2-4 or a profile JSON', 'ec2-4')
+    .option(
+      '--profile <name|file>',
+      `site profile: ${Object.keys(builtInProfiles).join(', ')} (Zhou & He's measured regions) or a profile JSON`,
+      'ec2-4',
+    )
     .option(
       '--topology <file>',
       "plan onto a topology's own sites and nodes (its site links priced as a profile; overrides --profile)",
