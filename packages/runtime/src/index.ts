@@ -177,6 +177,8 @@ export {
   type LabBenchOptions,
   type LabBenchRow,
   type LabBroadcast,
+  type LabBroadcastPeer,
+  labBroadcastPeers,
   labBroadcasts,
   predictLabBroadcast,
   runLabBenchBroadcast,

@@ -10,10 +10,15 @@ import { chainOrder } from '../topology/chain-order.ts'
 import { labDown, labUp } from './lab-net.ts'
 import type { LabSpec } from './lab-plan.ts'
 import { spawnInLab } from './lab-workers.ts'
+import { type MpiPeer, startMpiPeer } from './mpi-peer.ts'
 
 /** What `codebook lab bench broadcast` compares: the runtime's algorithms, and a chain in random order. */
 export const labBroadcasts = ['simple', 'mst', 'bucket', 'chain', 'chain-random'] as const
 export type LabBroadcast = (typeof labBroadcasts)[number]
+
+/** Peers timed beside the runtime's broadcasts on the same hosts: `mpi` is Open MPI's MPI_Bcast (`native/mpi-bcast.c`). */
+export const labBroadcastPeers = ['mpi'] as const
+export type LabBroadcastPeer = (typeof labBroadcastPeers)[number]
 
 /** Options of {@link runLabBenchBroadcast}. */
 export interface LabBenchOptions {
@@ -26,16 +31,19 @@ export interface LabBenchOptions {
   chunkBytes: number
   /** Seed of the random chain order. */
   seed: number
+  /** Peers timed after the algorithms at each host count (none by default). */
+  peers?: LabBroadcastPeer[]
 }
 
 /** One measured point, beside the simulator's prediction for the same lab. */
 export interface LabBenchRow {
-  algorithm: LabBroadcast
+  algorithm: LabBroadcast | LabBroadcastPeer
   hosts: number
   bytes: number
   /** Median over repeats of the slowest host's time. */
   seconds: number
-  simulatedSeconds: number
+  /** The simulator's prediction; null for a peer (its algorithm is its library's). */
+  simulatedSeconds: number | null
 }
 
 /** The simulator's prediction for one point: the algorithm's schedule over the lab's model. */
@@ -58,8 +66,9 @@ export function predictLabBroadcast(
 /**
  * Brings up lab `o.lab`, starts one worker per host inside its namespace, and for each host
  * count and algorithm times the real broadcast (a warm-up, then the median of `repeat` runs of
- * the slowest host), calling `onRow` with the measurement and the simulator's prediction. The
- * lab is torn down at the end, also on failure.
+ * the slowest host), calling `onRow` with the measurement and the simulator's prediction; then
+ * each peer (`mpi`: MPI_Bcast over the same hosts) the same way. The lab is torn down at the
+ * end, also on failure.
  */
 export async function runLabBenchBroadcast(
   o: LabBenchOptions,
@@ -72,7 +81,9 @@ export async function runLabBenchBroadcast(
   const lab = await labUp(o.lab)
   const rows: LabBenchRow[] = []
   let pool: WorkerPool | null = null
+  let mpi: MpiPeer | null = null
   try {
+    if (o.peers?.includes('mpi')) mpi = await startMpiPeer(lab.hosts)
     const hosts = lab.hosts.slice(0, most)
     pool = await WorkerPool.start({
       workers: most,
@@ -111,8 +122,21 @@ export async function runLabBenchBroadcast(
         rows.push(row)
         onRow(row)
       }
+    for (const p of o.hosts)
+      if (mpi) {
+        const row: LabBenchRow = {
+          algorithm: 'mpi',
+          hosts: p,
+          bytes: o.bytes,
+          seconds: median(await mpi.time(p, o.bytes, o.repeat)),
+          simulatedSeconds: null,
+        }
+        rows.push(row)
+        onRow(row)
+      }
   } finally {
     await pool?.close()
+    await mpi?.close()
     await labDown(o.lab.id)
   }
   return rows

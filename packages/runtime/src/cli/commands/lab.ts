@@ -1,7 +1,13 @@
 import { writeFile } from 'node:fs/promises'
 import { type Command, Option } from 'commander'
 import { UsageError } from '../../errors.ts'
-import { type LabBroadcast, labBroadcasts, runLabBenchBroadcast } from '../../lab/bench-broadcast.ts'
+import {
+  type LabBroadcast,
+  type LabBroadcastPeer,
+  labBroadcastPeers,
+  labBroadcasts,
+  runLabBenchBroadcast,
+} from '../../lab/bench-broadcast.ts'
 import { calibrateLab } from '../../lab/lab-calibrate.ts'
 import { labSpecFromTopology } from '../../lab/lab-from-topology.ts'
 import { labDown, labStatus, labUp } from '../../lab/lab-net.ts'
@@ -281,6 +287,11 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
       LAB_CHUNK_BYTES,
     )
     .option('--seed <n>', 'seed of the random chain order', nonNegativeInt('--seed'), 1)
+    .option(
+      '--peer <list>',
+      "peers timed on the same hosts after the algorithms: mpi (Open MPI's MPI_Bcast; needs Debian's openmpi-bin and libopenmpi-dev)",
+      listOf('--peer', labBroadcastPeers),
+    )
     .option('--json', 'one JSON object per point')
     .action(
       async (
@@ -291,6 +302,7 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
           repeat: number
           chunkBytes: number
           seed: number
+          peer?: LabBroadcastPeer[]
           json?: boolean
         },
       ) => {
@@ -305,6 +317,7 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
             repeat: o.repeat,
             chunkBytes: o.chunkBytes,
             seed: o.seed,
+            ...(o.peer ? { peers: o.peer } : {}),
           },
           (row) => {
             if (header)
@@ -315,7 +328,7 @@ export function registerLab(program: Command, io: CommandIo = processIo()): void
             io.stdout.write(
               o.json
                 ? `${JSON.stringify(row)}\n`
-                : `${row.algorithm.padEnd(14)}${String(row.hosts).padStart(6)}${String(row.bytes).padStart(12)}${row.seconds.toFixed(3).padStart(10)}${row.simulatedSeconds.toFixed(3).padStart(11)}\n`,
+                : `${row.algorithm.padEnd(14)}${String(row.hosts).padStart(6)}${String(row.bytes).padStart(12)}${row.seconds.toFixed(3).padStart(10)}${(row.simulatedSeconds === null ? '—' : row.simulatedSeconds.toFixed(3)).padStart(11)}\n`,
             )
           },
         )
