@@ -62,6 +62,8 @@ export async function startMpiPeer(hosts: readonly LabHost[]): Promise<MpiPeer> 
           'mpirun',
           ...['-np', String(count), '--host', used.map((h) => `${h.address}:1`).join(',')],
           ...['--mca', 'plm_rsh_agent', agent, '--mca', 'btl', 'tcp,self'],
+          // Lab hosts share this machine's cores: a rank waiting for data must yield, not spin (as the runtime's workers do).
+          ...['--mca', 'mpi_yield_when_idle', '1'],
           ...['--mca', 'btl_tcp_if_include', subnet, '--mca', 'oob_tcp_if_include', subnet],
           ...[binary, String(bytes), String(repeat)],
         ].join(' ')
