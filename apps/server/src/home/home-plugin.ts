@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CodebookError } from '@codebook/runtime'
 import type { FastifyInstance } from 'fastify'
@@ -36,18 +37,31 @@ export function homePaths(home: string): HomePaths {
 /**
  * Creates the home's directories and takes an exclusive lock on it, so a second server on the
  * same home fails fast instead of corrupting the embedded database. The lock is a directory
- * (`server.lock`) whose mtime is refreshed; a crashed server's lock goes stale after 10 s.
+ * (`server.lock`) whose mtime is refreshed, and `server.lock.owner` names its holder (pid, host):
+ * a holder on this host whose pid is gone (kill -9) frees the lock at once; otherwise a crashed
+ * server's lock goes stale after 10 s.
  */
 async function homePluginImpl(app: FastifyInstance, options: HomePluginOptions): Promise<void> {
   const paths = homePaths(options.home)
   await mkdir(paths.home, { recursive: true })
-  let release: () => Promise<void>
-  try {
-    release = await lockfile.lock(paths.home, {
-      lockfilePath: join(paths.home, 'server.lock'),
+  const lockPath = join(paths.home, 'server.lock')
+  const ownerPath = `${lockPath}.owner`
+  const lock = () =>
+    lockfile.lock(paths.home, {
+      lockfilePath: lockPath,
       stale: 10_000,
       onCompromised: (err) => app.log.error({ err }, 'lost the lock on the data home'),
     })
+  let release: () => Promise<void>
+  try {
+    try {
+      release = await lock()
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED' || !(await ownerIsGone(ownerPath))) throw err
+      app.log.warn('the server that held the data home has exited (its pid is gone): taking the home over')
+      await rm(lockPath, { recursive: true, force: true })
+      release = await lock()
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
       throw new CodebookError(
@@ -57,12 +71,41 @@ async function homePluginImpl(app: FastifyInstance, options: HomePluginOptions):
     }
     throw err
   }
+  await writeFile(ownerPath, JSON.stringify({ pid: process.pid, host: hostname() } satisfies LockOwner))
   await Promise.all([mkdir(paths.datasets, { recursive: true }), mkdir(paths.uploads, { recursive: true })])
   app.decorate('home', paths)
   // Registered first, so this runs after every other plugin's onClose (they close in reverse order).
   app.addHook('onClose', async () => {
+    await rm(ownerPath, { force: true })
     await release()
   })
+}
+
+/** Who holds a home's lock (`server.lock.owner`). */
+interface LockOwner {
+  pid: number
+  host: string
+}
+
+/**
+ * Whether the lock's recorded holder is a process of this host that no longer exists. Any doubt
+ * (no owner file, another host, a pid that answers — even a reused one) keeps the lock: then only
+ * its 10 s staleness frees it.
+ */
+async function ownerIsGone(ownerPath: string): Promise<boolean> {
+  let owner: LockOwner
+  try {
+    owner = JSON.parse(await readFile(ownerPath, 'utf8')) as LockOwner
+  } catch {
+    return false
+  }
+  if (owner.host !== hostname() || !Number.isInteger(owner.pid) || owner.pid <= 0) return false
+  try {
+    process.kill(owner.pid, 0)
+    return false
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH'
+  }
 }
 
 /** Decorates `app.home` and holds the lock on `$CODEBOOK_HOME` until the app closes. */
