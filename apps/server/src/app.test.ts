@@ -64,6 +64,35 @@ describe.each(testDrivers())('app on $name', (driver) => {
     expect(ErrorBody.parse(res.json()).code).toBe('DATASET_NOT_FOUND')
   })
 
+  it('answers a NUL anywhere in params, query or body with 400 NUL_IN_INPUT, before any query', async () => {
+    const attacks = [
+      { method: 'GET', url: '/api/runs/%00' },
+      { method: 'GET', url: '/api/datasets/a%00b' },
+      { method: 'GET', url: '/api/runs/r/events?after=0&x=%00' },
+      {
+        method: 'POST',
+        url: '/api/runs',
+        payload: { datasetId: '\u0000', k: 2, maxIterations: 1, workers: 1 },
+      },
+      {
+        method: 'POST',
+        url: '/api/evaluations',
+        payload: { imageSetId: 'i', k: [2], vocabularyIds: ['v\u0000'] },
+      },
+      { method: 'POST', url: '/api/studies', payload: { kind: 'markov', name: { '\u0000': 1 } } },
+    ] as const
+    for (const attack of attacks) {
+      const res = await app.inject({ ...attack, headers: authHeaders })
+      const body = ErrorBody.parse(res.json())
+      expect([res.statusCode, body.code], attack.url).toEqual([400, 'NUL_IN_INPUT'])
+      // It says where, and nothing of the database.
+      expect(body.message).toMatch(/^(params|query|body)/)
+      expect(body.message).not.toMatch(/select|from "/i)
+    }
+    // The same routes still serve clean input.
+    expect((await app.inject({ method: 'GET', url: '/api/runs/nope' })).statusCode).toBe(404)
+  })
+
   it('answers a bad query with VALIDATION_FAILED naming the field', async () => {
     const res = await app.inject({
       method: 'POST',

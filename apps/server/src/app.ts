@@ -19,6 +19,7 @@ import { healthRoutes } from './health/health-routes.ts'
 import { homePlugin } from './home/home-plugin.ts'
 import { ApiError } from './http/api-error.ts'
 import { errorPlugin } from './http/error-plugin.ts'
+import { nulGuardPlugin } from './http/nul-guard.ts'
 import { originPlugin } from './http/origin-policy.ts'
 import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
@@ -80,6 +81,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(requestLogPlugin)
     await app.register(metricsPlugin)
     await app.register(errorPlugin, { spaFallback: serveWeb, home: config.home })
+    await app.register(nulGuardPlugin)
     await app.register(originPlugin, {
       allowedOrigins: config.allowedOrigins,
       allowedHosts: config.allowedHosts,

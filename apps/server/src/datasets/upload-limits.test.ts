@@ -23,7 +23,10 @@ describe('names and abandoned uploads', () => {
           payload,
         })
         expect(direct.statusCode, JSON.stringify(name)).toBe(400)
-        expect(ErrorBody.parse(direct.json()).code).toBe('VALIDATION_FAILED')
+        // A NUL is refused by the server-wide guard before the route's schema sees the name.
+        expect(ErrorBody.parse(direct.json()).code).toBe(
+          name.includes('\u0000') ? 'NUL_IN_INPUT' : 'VALIDATION_FAILED',
+        )
 
         const tus = await app.inject({
           method: 'POST',
