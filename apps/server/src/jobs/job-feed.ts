@@ -3,6 +3,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/db-plugin.ts'
 import { jobEvents } from '../db/schema.ts'
+import { createOrderedUpdates } from './ordered-updates.ts'
 
 /** The stored, published event feed of every job kind. */
 export interface JobFeed {
@@ -28,20 +29,9 @@ export function createJobFeed(
   publish: (kind: JobKind, id: string, event: JobEvent) => void,
   log: FastifyBaseLogger,
 ): JobFeed {
-  /** Per-job chain of appends: seq order in the table = publish order. */
-  const chains = new Map<string, Promise<unknown>>()
+  /** Per-job chains of appends (seq order in the table = publish order); a failure is logged there. */
+  const appends = createOrderedUpdates(log, 'job event')
   const keyOf = (kind: JobKind, id: string) => `${kind}:${id}`
-
-  function chained<T>(kind: JobKind, id: string, work: () => Promise<T>): Promise<T> {
-    const key = keyOf(kind, id)
-    const next = (chains.get(key) ?? Promise.resolve()).then(work)
-    const settled = next.catch(() => undefined)
-    chains.set(key, settled)
-    void settled.then(() => {
-      if (chains.get(key) === settled) chains.delete(key)
-    })
-    return next
-  }
 
   async function append(kind: JobKind, id: string, type: string, data: unknown): Promise<JobEvent> {
     // The next seq inside one statement; the primary key (kind, job_id, seq) refuses a duplicate.
@@ -54,17 +44,14 @@ export function createJobFeed(
   }
 
   return {
-    record: (kind, id, type, data) =>
-      chained(kind, id, async () => {
-        try {
-          const event = await append(kind, id, type, data)
-          publish(kind, id, event)
-          return event
-        } catch (err) {
-          log.error({ err, kind, id, type }, 'job event could not be stored')
-          return undefined
-        }
-      }),
+    async record(kind, id, type, data) {
+      let event: JobEvent | undefined
+      await appends.inOrder(keyOf(kind, id), async () => {
+        event = await append(kind, id, type, data)
+        publish(kind, id, event)
+      })
+      return event
+    },
     async eventsAfter(kind, id, after, limit) {
       const query = db
         .select({ seq: jobEvents.seq, type: jobEvents.type, data: jobEvents.data })
@@ -73,13 +60,14 @@ export function createJobFeed(
         .orderBy(asc(jobEvents.seq))
       return limit === undefined ? query : query.limit(limit)
     },
-    remove: (kind, id) =>
-      chained(kind, id, async () => {
-        await db.delete(jobEvents).where(and(eq(jobEvents.kind, kind), eq(jobEvents.jobId, id)))
-      }),
+    async remove(kind, id) {
+      // A deleted job appends nothing more: its events go once the appends queued so far are stored.
+      await appends.pending(keyOf(kind, id))
+      await db.delete(jobEvents).where(and(eq(jobEvents.kind, kind), eq(jobEvents.jobId, id)))
+    },
     flushed: (kind, id) =>
       kind === undefined || id === undefined
-        ? Promise.all([...chains.values()])
-        : Promise.resolve(chains.get(keyOf(kind, id))),
+        ? appends.all()
+        : Promise.resolve(appends.pending(keyOf(kind, id))),
   }
 }

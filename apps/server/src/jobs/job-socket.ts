@@ -268,21 +268,23 @@ export function attachJobSocket(
       }
     } catch (err) {
       close(c)
+      // A coded API error (an unknown job) is the client's to read when it joins; any other reason goes
+      // to the log only (a failed query names its SQL).
+      const coded = err instanceof ApiError
+      if (!coded || !c.reply)
+        log.warn({ err, kind: c.kind, id: c.id }, 'job events could not be read for a socket')
       if (c.reply) {
-        // A coded API error (an unknown job) is the client's to read; any other reason goes to the log
-        // only (a failed query names its SQL).
-        if (err instanceof ApiError) c.reply({ ok: false, code: err.code, message: err.message })
-        else {
-          log.warn({ err, kind: c.kind, id: c.id }, 'job events could not be read for a socket')
-          c.reply({
-            ok: false,
-            code: 'JOB_JOIN_FAILED',
-            message: `the events of ${c.kind} ${c.id} could not be read`,
-          })
-        }
+        c.reply(
+          coded
+            ? { ok: false, code: err.code, message: err.message }
+            : {
+                ok: false,
+                code: 'JOB_JOIN_FAILED',
+                message: `the events of ${c.kind} ${c.id} could not be read`,
+              },
+        )
         c.reply = null
       } else {
-        log.warn({ err, kind: c.kind, id: c.id }, 'job events could not be read for a socket')
         // Closing the connection (not just the socket.io socket) makes the client reconnect and rejoin.
         c.socket.disconnect(true)
       }
