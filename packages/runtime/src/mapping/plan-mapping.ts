@@ -123,13 +123,14 @@ export function planMapping(o: PlanMappingOptions): MappingPlanResult {
         `unknown planner "${algorithm}" (${mappingPlanners.join(', ')})`,
       )
     // Each planner draws from its own stream, so a plan does not depend on which others ran.
-    const rng = createRng(seed * 7919 + plannerStream[algorithm] + 1)
+    const streamOf = () => createRng(seed * 7919 + plannerStream[algorithm] + 1)
+    const rng = streamOf()
     const start = performance.now()
     let truncated: boolean | undefined
     let siteOf: Int32Array
     if (algorithm === 'geo') siteOf = planGeo(p, sized.coordinates, rng).siteOf
     else if (algorithm === 'geo-refined') {
-      const r = planGeoRefined(p, sized.coordinates, rng, o.geoRefined)
+      const r = planGeoRefined(p, sized.coordinates, streamOf, o.geoRefined)
       siteOf = r.siteOf
       truncated = r.truncated
     } else if (algorithm === 'greedy') siteOf = planGreedy(p)

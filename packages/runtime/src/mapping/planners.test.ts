@@ -51,7 +51,7 @@ describe('every planner honours constraints and capacities', () => {
           const plans = {
             geo: planGeo(p, coords, createRng(seed)).siteOf,
             geoGain: planLegacyGeoFills(p, coords, createRng(seed), { rules: ['gain'] }).siteOf,
-            geoRefined: planGeoRefined(p, coords, createRng(seed)).siteOf,
+            geoRefined: planGeoRefined(p, coords, () => createRng(seed)).siteOf,
             greedy: planGreedy(p),
             mpipp: planMpipp(p, createRng(seed), { restarts: 2 }).siteOf,
             random: planRandom(p, createRng(seed)),
@@ -103,7 +103,7 @@ describe('Algorithm 1 (geo) against exhaustive search', () => {
       const p = randomInstance(createRng(100 + t), 8, 3, 0.2)
       const opt = exhaustiveOptimum(p).cost
       const geo = planGeo(p, coordinatesFor(3), createRng(t)).cost
-      const refined = planGeoRefined(p, coordinatesFor(3), createRng(t))
+      const refined = planGeoRefined(p, coordinatesFor(3), () => createRng(t))
       // Same random stream: geo-refined starts from geo's own fills, so it never costs more.
       expect(refined.geoCost).toBe(geo)
       expect(refined.cost).toBeLessThanOrEqual(geo)

@@ -39,23 +39,21 @@ export interface GeoRefinedPlan {
  * pass, its best prefix kept), started from the fill instead of a random mapping; above, a swap
  * descent ({@link refineBySwaps}, O(N · M · partners) a sweep). Every step keeps pins and site
  * counts and a refinement never raises its start's cost. geo's own plan ({@link planGeo}, the
- * published Algorithm 1) is computed from the same draws geo makes on this random stream, and
- * returned instead when it is cheaper than every refined fill, so the result never costs more
- * than geo's plan.
+ * published Algorithm 1) is computed on a second stream of the same seed (`streamOf()` twice),
+ * and returned instead when it is cheaper than every refined fill, so the result never costs
+ * more than geo's plan.
  */
 export function planGeoRefined(
   p: MappingProblem,
   coordinates: readonly (readonly number[])[],
-  rng: Rng,
+  /** A fresh random stream of the planner's seed, each call the same (geo's stream). */
+  streamOf: () => Rng,
   o: GeoRefinedOptions = {},
 ): GeoRefinedPlan {
   const now = o.now ?? Date.now
   const fills: { siteOf: Int32Array; cost: number }[] = []
   const seen = new Set<string>()
-  // The legacy fills draw first, as they did when they were geo's; geo's own plan then replays
-  // the same draws, which are those geo makes when it starts on this stream.
-  const tape = recordingRng(rng)
-  planLegacyGeoFills(p, coordinates, tape.rng, {
+  planLegacyGeoFills(p, coordinates, streamOf(), {
     rules: ['tie', 'gain'],
     onFill: (siteOf, cost) => {
       const key = siteOf.join(',') // orders often fill alike: refine each mapping once
@@ -63,7 +61,7 @@ export function planGeoRefined(
       seen.add(key)
     },
   })
-  const geo = planGeo(p, coordinates, tape.replay())
+  const geo = planGeo(p, coordinates, streamOf())
   const deadline = now() + (o.maxMs ?? 20_000)
   const late = () => now() > deadline
   const method = p.comm.processes <= MAX_KL_PROCESSES ? 'kernighan-lin' : 'swap-descent'
@@ -93,33 +91,4 @@ export function planGeoRefined(
   const keptGeo = geo.cost < best.cost
   if (keptGeo) best = geo
   return { siteOf: best.siteOf, cost: best.cost, geoCost: geo.cost, keptGeo, fillsRefined, method, truncated }
-}
-
-/**
- * An {@link Rng} over `rng` that records its uniform draws, and `replay()`: a fresh Rng that
- * returns the recorded draws first, then continues on `rng`. Both derive `int` from `next`
- * as `createRng` does (the site grouping draws only with `int`).
- */
-function recordingRng(rng: Rng): { rng: Rng; replay: () => Rng } {
-  const draws: number[] = []
-  const over = (next: () => number): Rng => ({
-    next,
-    int: (n) => Math.floor(next() * n),
-    normal: () => {
-      let u = 0
-      while (u === 0) u = next()
-      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next())
-    },
-  })
-  return {
-    rng: over(() => {
-      const v = rng.next()
-      draws.push(v)
-      return v
-    }),
-    replay: () => {
-      let k = 0
-      return over(() => (k < draws.length ? draws[k++]! : rng.next()))
-    },
-  }
 }

@@ -74,7 +74,7 @@ describe('geo-refined', () => {
     for (const pattern of ['bt', 'lu', 'dnn']) {
       const p = problem(pattern, 64)
       const geo = planGeo(p, profile.coordinates, createRng(5))
-      const refined = planGeoRefined(p, profile.coordinates, createRng(5))
+      const refined = planGeoRefined(p, profile.coordinates, () => createRng(5))
       expect(refined.method).toBe('kernighan-lin')
       expect(refined.geoCost).toBe(geo.cost)
       expect(refined.cost).toBeLessThanOrEqual(geo.cost)
@@ -87,7 +87,7 @@ describe('geo-refined', () => {
     const n = MAX_KL_PROCESSES + 76
     const p = problem('lu', n)
     const started = Date.now()
-    const refined = planGeoRefined(p, profile.coordinates, createRng(5), { maxMs: 1500 })
+    const refined = planGeoRefined(p, profile.coordinates, () => createRng(5), { maxMs: 1500 })
     expect(refined.method).toBe('swap-descent')
     expect(refined.cost).toBeLessThan(refined.geoCost)
     checkMapping(p, refined.siteOf)
