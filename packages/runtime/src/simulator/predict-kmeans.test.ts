@@ -29,20 +29,21 @@ describe('predictKmeansIteration', () => {
     expect(r.stages.combine.seconds).toBeCloseTo((p - 1) * block * beta, 9)
   })
 
-  it('byte centroids: the broadcast moves k·d bytes, and a centroids combine gathers (p − 1) blocks of k/p·d bytes', () => {
+  it('byte centroids: the broadcast moves k·d bytes and a header, and a centroids combine gathers (p − 1) encoded blocks', () => {
     const floats = predictKmeansIteration(oneSwitch(p), { ...base, aggregation: 'three-stage' })
     const bytes = predictKmeansIteration(oneSwitch(p), {
       ...base,
       aggregation: 'three-stage',
-      centroidValueBytes: 1,
+      encoding: 'uint8',
       combine: 'centroids',
     })
-    // The chain carries the message once per hop: p − 1 copies.
+    // The chain carries the message once per hop: p − 1 copies. uint8 adds d float32 minima and scales.
+    const header = 8 * d
     expect(floats.stages.broadcast.bytes).toBe((p - 1) * k * d * 4)
-    expect(bytes.stages.broadcast.bytes).toBe((p - 1) * k * d)
+    expect(bytes.stages.broadcast.bytes).toBe((p - 1) * (k * d + header))
     // The regroup still moves float64 partial sums.
     expect(bytes.stages.regroup.bytes).toBe(floats.stages.regroup.bytes)
-    const centroidBlock = (k / p) * d
+    const centroidBlock = (k / p) * d + header
     expect(bytes.stages.combine.bytes).toBe((p - 1) * centroidBlock)
     expect(bytes.stages.combine.seconds).toBeCloseTo((p - 1) * centroidBlock * beta, 9)
   })

@@ -11,6 +11,7 @@ import {
   regroupSchedule,
 } from '../collectives/schedules/regroup-schedule.ts'
 import { UsageError } from '../errors.ts'
+import { type CentroidEncoding, encodedBytes } from '../kmeans/encoding/centroid-encoding.ts'
 import { createRng } from '../random/rng.ts'
 import { type ChainOrderKind, chainOrder } from '../topology/chain-order.ts'
 import { buildClusterNetwork, type ClusterSpec } from './cluster-network.ts'
@@ -53,8 +54,8 @@ export interface KmeansIterationModel {
   startup?: number
   /** Seed of a random order. */
   seed?: number
-  /** Bytes per centroid value on the wire: the broadcast's encoding (4 = float32, default; 1 = the papers' bytes). */
-  centroidValueBytes?: number
+  /** The centroids' encoding on the wire (the broadcast's; default float32): `encodedBytes` of the runtime's. */
+  encoding?: CentroidEncoding
   /**
    * What the combine gathers at node 0: `partials`, the reduced float64 sums (Codebook's root
    * updates the centroids; default), or `centroids`, each owner's updated block in the broadcast's
@@ -79,8 +80,8 @@ export interface KmeansIterationPrediction {
 /**
  * Predicts one K-means iteration on a topology, each communication stage by playing its
  * schedule on the flow-level simulator:
- * - broadcast: the broadcast schedule of the k × d centroids (k·d·4 bytes as float32, or
- *   `centroidValueBytes` a value) from node 0;
+ * - broadcast: the broadcast schedule of the k × d centroids in `encoding` (k·d·4 bytes as
+ *   float32; {@link encodedBytes}) from node 0;
  * - map: (n/p)·k·d·2 flops per node over its slots (the slowest node sets the stage);
  * - regroup (shuffle + reduce): {@link regroupSchedule} of the dense partial blocks
  *   (k/p centroids × (d + 1) float64 per block);
@@ -127,10 +128,10 @@ export function predictKmeansOnCluster(spec: ClusterSpec, m: ClusterKmeansModel)
   const network = buildClusterNetwork(spec)
   const startup = m.startup ?? 0
 
-  const valueBytes = m.centroidValueBytes ?? 4
+  const encoding = m.encoding ?? 'float32'
   const broadcast = playSchedule(
     network,
-    broadcastSchedule(m.broadcast, m.order, m.k * m.d * valueBytes, m.chunkBytes),
+    broadcastSchedule(m.broadcast, m.order, encodedBytes(m.k, m.d, encoding), m.chunkBytes),
     startup,
   )
 
@@ -153,7 +154,7 @@ export function predictKmeansOnCluster(spec: ClusterSpec, m: ClusterKmeansModel)
       ? regroupSchedule(
           m.aggregation,
           ranks,
-          blocks.map((c) => c * m.d * valueBytes),
+          blocks.map((c) => encodedBytes(c, m.d, encoding)),
           slots,
         ).combine
       : schedules.combine

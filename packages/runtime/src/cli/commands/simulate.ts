@@ -146,9 +146,6 @@ export interface SimulateKmeansOptions {
   json?: boolean
 }
 
-/** Bytes a centroid value takes in each run encoding. */
-const encodingValueBytes = { float32: 4, float16: 2, uint8: 1 } as const satisfies Record<RunEncoding, number>
-
 /** What `codebook simulate kmeans --json` prints: the inputs, then per-stage and total predictions. */
 export interface SimulatedKmeansIteration {
   topology: string
@@ -188,7 +185,7 @@ export async function runSimulateKmeans(
     chunkBytes: o.chunkBytes,
     startup: o.startup,
     seed: o.seed,
-    centroidValueBytes: encodingValueBytes[o.encoding ?? 'float32'],
+    encoding: o.encoding ?? 'float32',
     combine: o.combine ?? 'partials',
   })
   const out: SimulatedKmeansIteration = {
