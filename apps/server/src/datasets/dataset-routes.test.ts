@@ -170,6 +170,31 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
     expect(await readdir(app.home.uploads)).toEqual([])
   })
 
+  it('imports rows at the float32 extremes (3e38 -3e38) as ready, with finite stats', async () => {
+    const postCsv = (name: string, payload: string) =>
+      app.inject({
+        method: 'POST',
+        headers: { ...authHeaders, 'content-type': 'text/plain' },
+        url: `/api/datasets?name=${name}&format=csv&wait=true`,
+        payload,
+      })
+    const res = await postCsv('extremes', '3e38,-3e38\n-3e38,3e38\n1,2\n')
+    expect(res.statusCode).toBe(201)
+    const ready = Dataset.parse(res.json())
+    expect(ready).toMatchObject({ status: 'ready', n: 3, d: 2 })
+    const preview = await app.inject({ method: 'GET', url: `/api/datasets/${ready.id}/preview?rows=3` })
+    const { stats } = DatasetPreview.parse(preview.json())
+    // Stored values are float32: 3e38 is Math.fround(3e38).
+    const f = Math.fround(3e38)
+    expect(stats.norms.quantiles.at(-1)!.value / (Math.SQRT2 * f)).toBeCloseTo(1, 12)
+    expect(stats.dims.max).toEqual([f, f])
+    // Past float32's range: refused with a code naming the line, never a schema dump.
+    const over = await postCsv('over', '1,2\n4e38,-4e38\n')
+    expect(over.statusCode).toBe(422)
+    expect(ErrorBody.parse(over.json())).toMatchObject({ code: 'NON_FINITE_VALUE' })
+    expect(over.json().message).toContain('line 2')
+  })
+
   it('rejects a body over the upload limit with UPLOAD_TOO_LARGE and keeps nothing', async () => {
     const res = await app.inject({
       method: 'POST',

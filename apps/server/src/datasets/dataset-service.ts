@@ -175,13 +175,21 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       await progressWrites
     }
     signal.throwIfAborted()
-    return VectorStats.parse(stats)
+    const parsed = VectorStats.safeParse(stats)
+    if (parsed.success) return parsed.data
+    // The runtime keeps every statistic finite (float64); should one still not fit, the client
+    // gets a code, the schema's issues go to the log.
+    log.error({ datasetId: id, issues: parsed.error.issues.slice(0, 5) }, 'import stats invalid')
+    throw new ChildJobError(
+      'IMPORT_STATS_INVALID',
+      'the statistics of this file could not be stored; nothing was kept',
+    )
   }
 
   /** A stored error for a failed import: the child's code, its message without server paths. */
   function failureOf(err: unknown, request: ImportRequest): { code: string; message: string } {
-    if (!isCoded(err))
-      return { code: 'IMPORT_FAILED', message: `processing failed: ${(err as Error).message}` }
+    // Uncoded: a bug or the database; its text (a query, a path) goes to the log only (see failImport).
+    if (!isCoded(err)) return { code: 'IMPORT_FAILED', message: 'processing failed; see the server log' }
     // Runtime messages name the file; the client knows it by its own name, not our upload path.
     const message = err.message
       .replaceAll(request.uploadPath, 'upload')

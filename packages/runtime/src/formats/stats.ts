@@ -8,7 +8,9 @@ export const NORM_BINS = 32
 
 /**
  * Accumulates VectorStats over row batches in one pass: per-dimension min/max/sum in float64,
- * and every row's L2 norm in one Float32Array (1/d of the data) so quantiles are exact.
+ * and every row's L2 norm in one Float64Array (2/d of the data) so quantiles are exact. Norms are
+ * float64 because a row of float32 values near ±3.4e38 has a norm past float32's range (Infinity,
+ * then null in JSON); in float64 nothing a float32 row can hold overflows.
  */
 export class StatsAccumulator {
   n = 0
@@ -16,7 +18,7 @@ export class StatsAccumulator {
   private min = new Float64Array(0)
   private max = new Float64Array(0)
   private sum = new Float64Array(0)
-  private norms = new Float32Array(1024)
+  private norms = new Float64Array(1024)
 
   /** Adds `rows` rows of width d from `values` (row-major). */
   add(values: Float32Array | Uint8Array, rows: number, d: number): void {
@@ -29,7 +31,7 @@ export class StatsAccumulator {
       throw new RangeError(`StatsAccumulator: width ${d} after width ${this.d}`)
     }
     if (this.n + rows > this.norms.length) {
-      const grown = new Float32Array(Math.max(this.norms.length * 2, this.n + rows))
+      const grown = new Float64Array(Math.max(this.norms.length * 2, this.n + rows))
       grown.set(this.norms.subarray(0, this.n))
       this.norms = grown
     }
@@ -76,7 +78,7 @@ export class StatsAccumulator {
 }
 
 /** Quantile q of ascending `sorted` with linear interpolation between order statistics (NumPy's default). */
-export function quantileSorted(sorted: Float32Array, q: number): number {
+export function quantileSorted(sorted: Float64Array | Float32Array, q: number): number {
   const n = sorted.length
   if (n === 0) return 0
   const pos = q * (n - 1)
@@ -89,7 +91,10 @@ export function quantileSorted(sorted: Float32Array, q: number): number {
  * Equal-width histogram of ascending `sorted` over [min, max] (the last bin includes max, as in
  * NumPy). When all values are equal the range is widened to [v - 0.5, v + 0.5] so edges increase.
  */
-export function histogram(sorted: Float32Array, bins: number): { edges: number[]; counts: number[] } {
+export function histogram(
+  sorted: Float64Array | Float32Array,
+  bins: number,
+): { edges: number[]; counts: number[] } {
   const n = sorted.length
   let lo = n > 0 ? sorted[0] : 0
   let hi = n > 0 ? sorted[n - 1] : 1

@@ -48,7 +48,6 @@ function expectStatsMatch(stats: VectorStats, rows: number[][]): void {
   expect(stats.dims.min).toEqual(ref.min)
   expect(stats.dims.max).toEqual(ref.max)
   for (const [j, m] of stats.dims.mean.entries()) expect(m).toBeCloseTo(ref.mean[j], 9)
-  // Norms are stored as float32, so compare at float32 precision.
   for (const { q, value } of stats.norms.quantiles) expect(value).toBeCloseTo(ref.q(q), 5)
   const { edges, counts } = stats.norms.histogram
   expect(edges.length).toBe(33)
@@ -143,6 +142,30 @@ describe('importToStore', () => {
       'VALUE_OUT_OF_RANGE',
       { file: big, line: 2 },
     )
+  })
+
+  it('accepts values at the float32 extremes: norms, means and histogram stay finite (float64)', async () => {
+    const max = 3.4028234663852886e38
+    const rows = [
+      [3e38, -3e38],
+      [-3e38, 3e38],
+      [max, max],
+      [1, 2],
+    ]
+    const src = await write('extremes.csv', `${rows.map((r) => r.join(',')).join('\n')}\n`)
+    const stats = await importToStore(src, join(dir, 'store-extremes'))
+    // The stats survive JSON (an Infinity would become null) and the shared schema.
+    expect(VectorStatsSchema.parse(JSON.parse(JSON.stringify(stats)))).toEqual(stats)
+    expect(stats.dims.max).toEqual([max, max])
+    expect(stats.norms.quantiles.at(-1)?.value).toBeCloseTo(Math.SQRT2 * max, -30)
+    expect(stats.norms.histogram.edges.every(Number.isFinite)).toBe(true)
+    expect(stats.norms.histogram.counts.reduce((a, b) => a + b, 0)).toBe(4)
+    // Past float32's range a value is refused with a code naming its line.
+    const over = await write('over.csv', '1,2\n3e38,4e38\n')
+    await expectFormatError(importToStore(over, join(dir, 'store-over')), 'NON_FINITE_VALUE', {
+      file: over,
+      line: 2,
+    })
   })
 
   it('leaves neither destDir nor a temp dir behind when the input is bad late in the file', async () => {
