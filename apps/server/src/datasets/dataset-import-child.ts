@@ -3,9 +3,11 @@
  * `importToStore` on one upload, sends throttled progress and the stats, and exits. Killed by the
  * server on delete or shutdown; exits by itself when the server goes away.
  */
+import { dirname } from 'node:path'
 import { importToStore } from '@codebook/runtime'
 import { sendToParent, serveChildJob } from '../child/child-job-entry.ts'
 import type { ImportJob, ImportMessage } from './dataset-import-process.ts'
+import { diskRoom, insufficientSpace } from './disk-space.ts'
 
 const send = (m: ImportMessage) => sendToParent(m)
 
@@ -25,9 +27,30 @@ function watchMemory(maxRssBytes: number): void {
   timer.unref()
 }
 
+/**
+ * Fails the child with INSUFFICIENT_SPACE once the data disk's free space falls under the reserve
+ * (the output can outgrow the expansion bound: `1 ` is 2 bytes of text, 4 of float32; and other
+ * imports write beside it).
+ */
+function watchDisk(dir: string, reserve: number): void {
+  let checking = false
+  const timer = setInterval(async () => {
+    if (checking) return
+    checking = true
+    const room = await diskRoom(dir, reserve).catch(() => undefined)
+    checking = false
+    if (room === undefined || room.free >= reserve) return
+    clearInterval(timer)
+    const err = insufficientSpace(room, 'the free space fell under the reserve during the import')
+    void sendToParent({ type: 'error', code: err.code, message: err.message }).then(() => process.exit(1))
+  }, 250)
+  timer.unref()
+}
+
 serveChildJob<ImportJob>(
   async (job) => {
     watchMemory(job.maxRssBytes)
+    watchDisk(dirname(job.destDir), job.diskReserveBytes)
     let last = 0
     const stats = await importToStore(job.uploadPath, job.destDir, {
       ...job.options,

@@ -35,6 +35,8 @@ export interface ImportJob {
   /** Minimum time between two progress messages. */
   progressIntervalMs: number
   maxRssBytes: number
+  /** Free disk the import leaves: the child fails INSUFFICIENT_SPACE when the free space falls under it. */
+  diskReserveBytes: number
 }
 
 /** Child → parent, besides `done` / `error`. */

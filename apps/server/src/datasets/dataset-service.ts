@@ -7,10 +7,12 @@ import {
   type DatasetEvent,
   type DatasetFormat,
   type DatasetPreview,
+  type ListPageQuery,
   VectorStats,
 } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { type ChildJob, ChildJobError } from '../child/child-job.ts'
+import type { ListPage } from '../db/list-page.ts'
 import type { HomePaths } from '../home/home-plugin.ts'
 import { ApiError, datasetNotFound } from '../http/api-error.ts'
 import { createJobQueue, JobStopped } from '../jobs/job-queue.ts'
@@ -21,6 +23,7 @@ import {
   runImportProcess,
 } from './dataset-import-process.ts'
 import type { DatasetRepo } from './dataset-repo.ts'
+import { DISK_RESERVE_BYTES, type DiskRoom, diskRoom, insufficientSpace } from './disk-space.ts'
 import { removeImportLeftovers, removeStrayUploads, removeTemporaries } from './import-leftovers.ts'
 import { DEMO_UPLOAD_PREFIX, DIRECT_UPLOAD_PREFIX } from './upload-names.ts'
 
@@ -51,6 +54,13 @@ export interface DatasetServiceDeps {
   importOptions?: DatasetImportOptions
   /** Memory limits of the import child (default {@link IMPORT_CHILD_LIMITS}). */
   childLimits?: ImportChildLimits
+  /**
+   * Free disk an import never takes (default {@link DISK_RESERVE_BYTES}): an upload larger than
+   * the free space above it is refused, a gzip may expand only into it (`maxExpandedBytes` is the
+   * smaller of the configured bound and that room), and the child stops when the free space falls
+   * under it; each `INSUFFICIENT_SPACE`.
+   */
+  diskReserveBytes?: number
 }
 
 /** Datasets: import uploads in the background, list, preview, delete. */
@@ -61,7 +71,8 @@ export interface DatasetService {
   settled(id: string): Promise<Dataset>
   get(id: string): Promise<Dataset>
   findByUploadId(uploadId: string): Promise<Dataset | undefined>
-  list(): Promise<Dataset[]>
+  /** One page of datasets, newest first. */
+  list(page: ListPageQuery): Promise<ListPage<Dataset>>
   preview(id: string, rows: number): Promise<DatasetPreview>
   /** Cancels a running import (AbortSignal), then removes the files and the record. */
   remove(id: string): Promise<void>
@@ -92,6 +103,12 @@ const interrupted = {
 /** A coded error: the runtime's (raised in the child, carried over by `ChildJobError`) or the server's. */
 function isCoded(err: unknown): err is CodebookError | ChildJobError {
   return err instanceof CodebookError || err instanceof ChildJobError
+}
+
+/** EXPANDED_TOO_LARGE under a bound the free space set (not the configured one) is INSUFFICIENT_SPACE. */
+function spaceOfExpansion(err: unknown, room: DiskRoom): unknown {
+  if (!(err instanceof ChildJobError) || err.code !== 'EXPANDED_TOO_LARGE') return err
+  return insufficientSpace(room, `the gzip expands past the ${room.usable} bytes of disk this import may use`)
 }
 
 /** Directory of a dataset's stored files. */
@@ -135,14 +152,25 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     let lastWrite = 0
     let progressWrites: Promise<void> = Promise.resolve()
     let stats: unknown
+    const reserve = deps.diskReserveBytes ?? DISK_RESERVE_BYTES
+    const room = await diskRoom(paths.datasets, reserve)
+    // A plain upload's stored rows take about its size (text shrinks, .npy stays the same).
+    if (request.sourceBytes > room.usable)
+      throw insufficientSpace(
+        room,
+        `the upload needs about ${request.sourceBytes} bytes of disk to import, more than the ${room.usable} it may use`,
+      )
+    const configured = deps.importOptions?.maxExpandedBytes ?? Number.POSITIVE_INFINITY
+    const maxExpandedBytes = Math.min(configured, room.usable)
     const proc: ChildJob = runImportProcess(
       {
         uploadPath: request.uploadPath,
         destDir: datasetDir(paths, id),
         format: request.format,
-        options: deps.importOptions ?? {},
+        options: { ...deps.importOptions, maxExpandedBytes },
         progressIntervalMs: PROGRESS_INTERVAL_MS,
         maxRssBytes: (deps.childLimits ?? IMPORT_CHILD_LIMITS).maxRssBytes,
+        diskReserveBytes: reserve,
       },
       deps.childLimits ?? IMPORT_CHILD_LIMITS,
       (message) => {
@@ -168,7 +196,9 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     const kill = () => void proc.stop(0)
     signal.addEventListener('abort', kill, { once: true })
     try {
-      await proc.done
+      await proc.done.catch((err: unknown) => {
+        throw maxExpandedBytes < configured ? spaceOfExpansion(err, room) : err
+      })
     } finally {
       signal.removeEventListener('abort', kill)
       run.pid = undefined
@@ -272,7 +302,7 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
       return (await repo.getByUploadId(uploadId))?.dataset
     },
 
-    list: () => repo.list(),
+    list: (page) => repo.list(page),
 
     async preview(id, rows) {
       const stored = await getStored(id)

@@ -18,6 +18,8 @@ export interface DatasetsPluginOptions {
   seedDemo: boolean
   /** Passed unchanged to the runtime's `importToStore` by the import child. */
   importOptions: DatasetImportOptions
+  /** Free disk an import never takes (default `DISK_RESERVE_BYTES`, 1 GiB); see `DatasetServiceDeps`. */
+  diskReserveBytes?: number
 }
 
 async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginOptions): Promise<void> {
@@ -28,6 +30,7 @@ async function datasetsPluginImpl(app: FastifyInstance, options: DatasetsPluginO
     emit: (event) => app.io.emit(socketEvents.datasetEvent, event),
     log: app.log,
     importOptions: options.importOptions,
+    diskReserveBytes: options.diskReserveBytes,
   })
   app.decorate('datasets', service)
 
