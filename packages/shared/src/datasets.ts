@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { NextBefore } from './list-page.ts'
 import { DisplayName, printableString } from './names.ts'
 
 /** Input formats Codebook reads; the names are used by the CLI's `--format` and the API's `format`. */
@@ -62,7 +63,8 @@ export const Dataset = z.object({
 })
 export type Dataset = z.infer<typeof Dataset>
 
-export const DatasetList = z.object({ datasets: z.array(Dataset) })
+/** `GET /api/datasets?limit&before`: one page, newest first (see {@link ListPageQuery}). */
+export const DatasetList = z.object({ datasets: z.array(Dataset), nextBefore: NextBefore })
 export type DatasetList = z.infer<typeof DatasetList>
 
 /** Query of the direct upload `POST /api/datasets?name=…&format=…` (file as the raw body). */

@@ -59,6 +59,7 @@ export {
   runLaunchers,
   SlurmLaunch,
 } from './launchers.ts'
+export { LIST_PAGE_DEFAULT, LIST_PAGE_MAX, ListPageQuery, NextBefore } from './list-page.ts'
 export { DisplayName, isPrintable, MAX_NAME_CHARS, printableString } from './names.ts'
 export { type PlacementPlan, type PlanNodesResult, planNodeNames } from './plan-nodes.ts'
 export type { CreatePlanInput, PlanPattern, PlanPlanner, PlanProfile } from './plans.ts'

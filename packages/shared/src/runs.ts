@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { JobStatus } from './jobs.ts'
 import { RunLaunch, RunLauncher, SlurmLaunch } from './launchers.ts'
+import { NextBefore } from './list-page.ts'
 import {
   AggregationField,
   hnswBounds,
@@ -278,8 +279,8 @@ export const Run = z.object({
 })
 export type Run = z.infer<typeof Run>
 
-/** `GET /api/runs`: newest first. */
-export const RunList = z.object({ runs: z.array(Run) })
+/** `GET /api/runs?limit&before`: one page, newest first (see {@link ListPageQuery}). */
+export const RunList = z.object({ runs: z.array(Run), nextBefore: NextBefore })
 export type RunList = z.infer<typeof RunList>
 
 /** `data` of a `log` event: one line of what the run did (loading, init, retries, worker loss). */

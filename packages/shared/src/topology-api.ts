@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { NextBefore } from './list-page.ts'
 import { DisplayName } from './names.ts'
 import { AggregationField, runAggregations } from './run-defaults.ts'
 import { Topology } from './topology.ts'
@@ -39,8 +40,8 @@ export const TopologySummary = z.object({
 })
 export type TopologySummary = z.infer<typeof TopologySummary>
 
-/** `GET /api/topologies`: newest updated first. */
-export const TopologyList = z.object({ topologies: z.array(TopologySummary) })
+/** `GET /api/topologies?limit&before`: one page, newest updated first (see {@link ListPageQuery}). */
+export const TopologyList = z.object({ topologies: z.array(TopologySummary), nextBefore: NextBefore })
 export type TopologyList = z.infer<typeof TopologyList>
 
 /**

@@ -1,6 +1,7 @@
-import type { Dataset, DatasetFormat, VectorStats } from '@codebook/shared'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import type { Dataset, DatasetFormat, ListPageQuery, VectorStats } from '@codebook/shared'
+import { and, desc, eq, getTableColumns, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
+import { type ListPage, readPage } from '../db/list-page.ts'
 import { datasets, meta } from '../db/schema.ts'
 
 type DatasetRow = typeof datasets.$inferSelect
@@ -50,8 +51,8 @@ export interface DatasetRepo {
   insert(fields: NewDataset): Promise<StoredDataset>
   get(id: string): Promise<StoredDataset | undefined>
   getByUploadId(uploadId: string): Promise<StoredDataset | undefined>
-  /** Newest first. */
-  list(): Promise<Dataset[]>
+  /** One page, newest first (400 `INVALID_CURSOR` for an unknown `before`). */
+  list(page: ListPageQuery): Promise<ListPage<Dataset>>
   listProcessing(): Promise<StoredDataset[]>
   /** Writes progress only while still processing, so a late write cannot undo a final state. */
   setProgress(id: string, progress: number): Promise<void>
@@ -80,9 +81,22 @@ export function createDatasetRepo(db: Database): DatasetRepo {
       const [row] = await db.select().from(datasets).where(eq(datasets.uploadId, uploadId))
       return row === undefined ? undefined : toStored(row)
     },
-    async list() {
-      const rows = await db.select().from(datasets).orderBy(desc(datasets.createdAt), desc(datasets.id))
-      return rows.map((row) => toStored(row).dataset)
+    async list(page) {
+      // Every column but the statistics (kilobytes each, and the list does not show them).
+      const { stats: _stats, ...columns } = getTableColumns(datasets)
+      const listed = await readPage(
+        db,
+        { table: datasets, order: datasets.createdAt, id: datasets.id },
+        page,
+        (where, limit) =>
+          db
+            .select(columns)
+            .from(datasets)
+            .where(where)
+            .orderBy(desc(datasets.createdAt), desc(datasets.id))
+            .limit(limit),
+      )
+      return { ...listed, items: listed.items.map((row) => toStored({ ...row, stats: null }).dataset) }
     },
     async listProcessing() {
       const rows = await db.select().from(datasets).where(eq(datasets.status, 'processing'))

@@ -10,6 +10,7 @@ import {
   DatasetList,
   DatasetPreview,
   ErrorBody,
+  ListPageQuery,
   UploadDataset,
 } from '@codebook/shared'
 import type { FastifyRequest } from 'fastify'
@@ -33,6 +34,57 @@ const DirectUploadQuery = CreateDatasetQuery.extend({
 })
 
 const PreviewQuery = z.object({ rows: z.coerce.number().int().min(1).max(1000).default(20) })
+
+/** Most bytes of preview answers kept (a 1,000-row preview of d = 128 is ~0.7 MB). */
+export const PREVIEW_CACHE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Serialized preview answers by dataset and row count, least recently used first. A preview is
+ * only answered for a ready dataset, which never changes, so an entry is valid until the dataset
+ * is deleted. Concurrent requests for the same preview share one computation.
+ */
+function createPreviewCache(compute: (id: string, rows: number) => Promise<DatasetPreview>) {
+  const entries = new Map<string, Promise<string>>()
+  const sizes = new Map<string, number>()
+  let bytes = 0
+  const drop = (key: string) => {
+    entries.delete(key)
+    bytes -= sizes.get(key) ?? 0
+    sizes.delete(key)
+  }
+  return {
+    get(id: string, rows: number): Promise<string> {
+      const key = `${id}\n${rows}`
+      const cached = entries.get(key)
+      if (cached !== undefined) {
+        entries.delete(key)
+        entries.set(key, cached)
+        return cached
+      }
+      // Validated as the route's serializer would, then kept as text.
+      const body = compute(id, rows).then((preview) => JSON.stringify(DatasetPreview.parse(preview)))
+      entries.set(key, body)
+      body.then(
+        (text) => {
+          if (entries.get(key) !== body) return
+          sizes.set(key, text.length)
+          bytes += text.length
+          for (const old of entries.keys()) {
+            if (bytes <= PREVIEW_CACHE_BYTES || old === key) break
+            drop(old)
+          }
+        },
+        () => {
+          if (entries.get(key) === body) drop(key)
+        },
+      )
+      return body
+    },
+    forget(id: string): void {
+      for (const key of [...entries.keys()]) if (key.startsWith(`${id}\n`)) drop(key)
+    },
+  }
+}
 
 const errors = {
   400: ErrorBody,
@@ -74,6 +126,8 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
   app.addContentTypeParser('*', { bodyLimit: options.maxUploadBytes }, (_request, _payload, done) =>
     done(null),
   )
+
+  const previews = createPreviewCache((id, rows) => app.datasets.preview(id, rows))
 
   for (const method of ['POST', 'PUT'] as const) {
     app.route({
@@ -117,9 +171,17 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
   app.get(
     '/datasets',
     {
-      schema: { summary: 'List datasets, newest first', tags: ['datasets'], response: { 200: DatasetList } },
+      schema: {
+        summary: "One page of datasets, newest first (`limit`, `before` = the last page's `nextBefore`)",
+        tags: ['datasets'],
+        querystring: ListPageQuery,
+        response: { 200: DatasetList, 400: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
     },
-    async () => ({ datasets: await app.datasets.list() }),
+    async (request) => {
+      const { items, nextBefore } = await app.datasets.list(request.query)
+      return { datasets: items, nextBefore }
+    },
   )
 
   app.get(
@@ -146,7 +208,13 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
         response: { 200: DatasetPreview, ...errors },
       },
     },
-    async (request) => app.datasets.preview(request.params.id, request.query.rows),
+    async (request, reply) => {
+      // 404 for a dataset deleted while its preview was being built (and so cached after the delete).
+      await app.datasets.get(request.params.id)
+      const text = await previews.get(request.params.id, request.query.rows)
+      // Already validated and serialized: Fastify sends a string with a JSON content type as it is.
+      return reply.type('application/json').send(text as unknown as DatasetPreview)
+    },
   )
 
   app.delete(
@@ -161,6 +229,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
     },
     async (request, reply) => {
       await app.datasets.remove(request.params.id)
+      previews.forget(request.params.id)
       return reply.code(204).send(null)
     },
   )

@@ -1,6 +1,7 @@
-import type { FinalJobStatus, Run, RunLaunch, RunParams } from '@codebook/shared'
+import type { FinalJobStatus, ListPageQuery, Run, RunLaunch, RunParams } from '@codebook/shared'
 import { desc, eq, gt } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
+import { type ListPage, readPage } from '../db/list-page.ts'
 import { runs, vocabularies } from '../db/schema.ts'
 import { type JobEnding, jobTransitions } from '../jobs/job-table.ts'
 
@@ -44,8 +45,8 @@ export interface StoredVocabulary {
 export interface RunRepo {
   insert(id: string, params: RunParams): Promise<Run>
   get(id: string): Promise<Run | undefined>
-  /** Newest first. */
-  list(): Promise<Run[]>
+  /** One page, newest first (400 `INVALID_CURSOR` for an unknown `before`). */
+  list(page: ListPageQuery): Promise<ListPage<Run>>
   /** Ids of queued runs, oldest first (the queue order after a restart). */
   queuedIds(): Promise<string[]>
   /** queued → running; undefined when the run is no longer queued (e.g. cancelled meanwhile). */
@@ -85,9 +86,15 @@ export function createRunRepo(db: Database): RunRepo {
       const [row] = await db.select().from(runs).where(eq(runs.id, id))
       return toRunOrUndefined(row)
     },
-    async list() {
-      const rows = await db.select().from(runs).orderBy(desc(runs.createdAt), desc(runs.id))
-      return rows.map(toRun)
+    async list(page) {
+      const listed = await readPage(
+        db,
+        { table: runs, order: runs.createdAt, id: runs.id },
+        page,
+        (where, limit) =>
+          db.select().from(runs).where(where).orderBy(desc(runs.createdAt), desc(runs.id)).limit(limit),
+      )
+      return { ...listed, items: listed.items.map(toRun) }
     },
     queuedIds: job.queuedIds,
     markRunning: async (id) => toRunOrUndefined(await job.markRunning(id)),

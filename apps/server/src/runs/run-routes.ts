@@ -1,5 +1,5 @@
 import { kernelNames } from '@codebook/runtime'
-import { CreateRun, ErrorBody, Run, RunList } from '@codebook/shared'
+import { CreateRun, ErrorBody, ListPageQuery, Run, RunList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../http/api-error.ts'
@@ -36,8 +36,18 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/runs',
-    { schema: { summary: 'List runs, newest first', tags: ['runs'], response: { 200: RunList } } },
-    async () => ({ runs: await app.runs.list() }),
+    {
+      schema: {
+        summary: "One page of runs, newest first (`limit`, `before` = the last page's `nextBefore`)",
+        tags: ['runs'],
+        querystring: ListPageQuery,
+        response: { 200: RunList, 400: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { items, nextBefore } = await app.runs.list(request.query)
+      return { runs: items, nextBefore }
+    },
   )
 
   app.get(

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { copyFile, link, mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Dataset, JobEvent, Run, RunParams, Vocabulary } from '@codebook/shared'
+import type { Dataset, JobEvent, ListPageQuery, Run, RunParams, Vocabulary } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { ListPage } from '../db/list-page.ts'
 import { ApiError } from '../http/api-error.ts'
 import { hideServerPaths } from '../http/hide-paths.ts'
 import type { JobFeed } from '../jobs/job-feed.ts'
@@ -42,7 +43,8 @@ export interface RunService {
   /** @throws ApiError 404 `RUN_NOT_FOUND`. */
   get(id: string): Promise<Run>
   /** Newest first. */
-  list(): Promise<Run[]>
+  /** One page of runs, newest first. */
+  list(page: ListPageQuery): Promise<ListPage<Run>>
   /**
    * Cancels a queued or running run: a running one is aborted, its worker processes shut down
    * (killed after 3 s), and resolves once it is `cancelled`.
@@ -247,7 +249,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       return run
     },
     get: jobs.stored,
-    list: () => repo.list(),
+    list: (page) => repo.list(page),
     cancel: jobs.cancel,
     resume: jobs.resume,
     async vocabulary(id) {

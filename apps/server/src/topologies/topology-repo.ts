@@ -1,6 +1,7 @@
-import type { TopologySummary, TopologyVersionSummary } from '@codebook/shared'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import type { ListPageQuery, TopologySummary, TopologyVersionSummary } from '@codebook/shared'
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
+import { type ListPage, readPage } from '../db/list-page.ts'
 import { meta, topologies, topologyVersions } from '../db/schema.ts'
 
 /** One stored version as read back: the body is the JSON as saved (validated on write). */
@@ -36,7 +37,7 @@ export interface TopologyRepo {
   /** A version (the latest when absent); undefined when the topology or version does not exist. */
   get(id: string, version?: number): Promise<StoredTopologyVersion | undefined>
   /** Newest updated first, with counts of the latest version computed in SQL (bodies stay in the DB). */
-  list(): Promise<TopologySummary[]>
+  list(page: ListPageQuery): Promise<ListPage<TopologySummary>>
   /** Newest version first; undefined when the topology does not exist. */
   versions(id: string): Promise<TopologyVersionSummary[] | undefined>
   /** Deletes the topology and (cascade) its versions. */
@@ -124,30 +125,39 @@ export function createTopologyRepo(db: Database): TopologyRepo {
 
     get,
 
-    async list() {
+    async list(page) {
       const body = topologyVersions.body
-      const rows = await db
-        .select({
-          id: topologies.id,
-          name: topologies.name,
-          latestVersion: topologies.latestVersion,
-          createdAt: topologies.createdAt,
-          updatedAt: topologies.updatedAt,
-          sites: sql<number>`jsonb_array_length(${body}->'sites')`,
-          racks: sql<number>`(select count(*) from jsonb_array_elements(${body}->'sites') s, jsonb_array_elements(s->'racks') r)`,
-          nodes: sql<number>`(select count(*) from jsonb_array_elements(${body}->'sites') s, jsonb_array_elements(s->'racks') r, jsonb_array_elements(r->'nodes') n)`,
-        })
-        .from(topologies)
-        .innerJoin(
-          topologyVersions,
-          and(
-            eq(topologyVersions.topologyId, topologies.id),
-            eq(topologyVersions.version, topologies.latestVersion),
-          ),
-        )
-        .orderBy(desc(topologies.updatedAt), desc(topologies.id))
+      const read = (where: SQL | undefined, limit: number) =>
+        db
+          .select({
+            id: topologies.id,
+            name: topologies.name,
+            latestVersion: topologies.latestVersion,
+            createdAt: topologies.createdAt,
+            updatedAt: topologies.updatedAt,
+            sites: sql<number>`jsonb_array_length(${body}->'sites')`,
+            racks: sql<number>`(select count(*) from jsonb_array_elements(${body}->'sites') s, jsonb_array_elements(s->'racks') r)`,
+            nodes: sql<number>`(select count(*) from jsonb_array_elements(${body}->'sites') s, jsonb_array_elements(s->'racks') r, jsonb_array_elements(r->'nodes') n)`,
+          })
+          .from(topologies)
+          .innerJoin(
+            topologyVersions,
+            and(
+              eq(topologyVersions.topologyId, topologies.id),
+              eq(topologyVersions.version, topologies.latestVersion),
+            ),
+          )
+          .where(where)
+          .orderBy(desc(topologies.updatedAt), desc(topologies.id))
+          .limit(limit)
+      const listed = await readPage(
+        db,
+        { table: topologies, order: topologies.updatedAt, id: topologies.id },
+        page,
+        read,
+      )
       // count(*) is a bigint: node-postgres hands it over as a string.
-      return rows.map((r) => ({
+      const items = listed.items.map((r) => ({
         ...r,
         sites: Number(r.sites),
         racks: Number(r.racks),
@@ -155,6 +165,7 @@ export function createTopologyRepo(db: Database): TopologyRepo {
         createdAt: iso(r.createdAt),
         updatedAt: iso(r.updatedAt),
       }))
+      return { ...listed, items }
     },
 
     async versions(id) {

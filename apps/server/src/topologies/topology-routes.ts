@@ -1,6 +1,7 @@
 import { CodebookError, formatTopology, parseTopology } from '@codebook/runtime'
 import {
   ErrorBody,
+  ListPageQuery,
   ParseTopologyRequest,
   ParseTopologyResult,
   RenderTopologyRequest,
@@ -36,9 +37,22 @@ function asBadRequest(err: unknown): never {
  * (`/topology-formats/parse|render`) and, through {@link simulateRoutes}, the what-if simulator.
  */
 export const topologyRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/topologies', { schema: { tags: ['topologies'], response: { 200: TopologyList } } }, async () => ({
-    topologies: await app.topologies.list(),
-  }))
+  app.get(
+    '/topologies',
+    {
+      schema: {
+        summary:
+          "One page of topologies, newest updated first (`limit`, `before` = the last page's `nextBefore`)",
+        tags: ['topologies'],
+        querystring: ListPageQuery,
+        response: { 200: TopologyList, 400: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { items, nextBefore } = await app.topologies.list(request.query)
+      return { topologies: items, nextBefore }
+    },
+  )
 
   app.post(
     '/topologies',

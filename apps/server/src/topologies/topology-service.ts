@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
+  type ListPageQuery,
   TOPOLOGY_LIMITS,
   Topology,
   type TopologyRecord,
@@ -7,6 +8,7 @@ import {
   type TopologyVersionSummary,
   topologyNodes,
 } from '@codebook/shared'
+import type { ListPage } from '../db/list-page.ts'
 import { ApiError } from '../http/api-error.ts'
 import type { StoredTopologyVersion, TopologyRepo } from './topology-repo.ts'
 
@@ -56,7 +58,7 @@ export interface SaveInput {
 
 /** Versioned topologies: create, append versions, read any version, list, delete. */
 export interface TopologyService {
-  list(): Promise<TopologySummary[]>
+  list(page: ListPageQuery): Promise<ListPage<TopologySummary>>
   /** A new topology at version 1, named by `topology.name`. */
   create(input: SaveInput): Promise<TopologyRecord>
   /** Appends version latest + 1 (the name follows the new `topology.name`). */
@@ -91,7 +93,7 @@ export function createTopologyService(repo: TopologyRepo): TopologyService {
   }
 
   return {
-    list: () => repo.list(),
+    list: (page) => repo.list(page),
 
     async create(input) {
       const topology = checkTopology(input.topology)

@@ -7,6 +7,7 @@ import {
   Health,
   type JobEvent,
   JobEventList,
+  LIST_PAGE_MAX,
   Run,
   RunList,
   ServerLimits,
@@ -45,10 +46,27 @@ export async function request<T>(
   body?: unknown,
 ): Promise<T> {
   let res: Response
+  for (let attempt = 1; ; attempt++) {
+    res = await send(method, path, body)
+    // A read refused by the server's bounds (429 TOO_MANY_READS, 503 SERVER_BUSY) is tried again
+    // after its Retry-After, a few times: a burst of the page's own reads should not show an error.
+    const retryAfter = res.headers.get('retry-after')
+    const wait = retryAfter === null ? Number.NaN : Number(retryAfter)
+    const refusedRead = method === 'GET' && (res.status === 429 || res.status === 503)
+    if (!refusedRead || !(wait >= 0) || attempt > READ_RETRIES) break
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 5) * 1000 * attempt))
+  }
+  return answerOf(res, method, path, parser)
+}
+
+/** Times a refused read is tried again (see {@link request}). */
+const READ_RETRIES = 3
+
+async function send(method: string, path: string, body: unknown): Promise<Response> {
   try {
     // Reads stay anonymous; every write carries the API token when this browser has one.
     const auth = method === 'GET' ? {} : authorizationHeader()
-    res = await fetch(
+    return await fetch(
       path,
       body === undefined
         ? { method, headers: { accept: 'application/json', ...auth } }
@@ -61,6 +79,14 @@ export async function request<T>(
   } catch (err) {
     throw new ApiError('NETWORK_ERROR', `Could not reach the server (${String(err)})`, 0)
   }
+}
+
+async function answerOf<T>(
+  res: Response,
+  method: string,
+  path: string,
+  parser: Parser<T> | null,
+): Promise<T> {
   const text = await res.text()
   let answer: unknown = null
   if (text !== '') {
@@ -126,9 +152,29 @@ export async function checkApiToken(token: string): Promise<void> {
   )
 }
 
+/**
+ * Every record of a paginated list (`GET path?limit&before`, see docs/api.md): its pages one after
+ * the other, each of the largest size, following `nextBefore` until the last.
+ */
+export async function readAllPages<P extends { nextBefore: string | null }, T>(
+  path: string,
+  parser: Parser<P>,
+  items: (page: P) => T[],
+): Promise<T[]> {
+  const all: T[] = []
+  let before: string | null = null
+  do {
+    const query: string = before === null ? '' : `&before=${encodeURIComponent(before)}`
+    const page: P = await request('GET', `${path}?limit=${LIST_PAGE_MAX}${query}`, parser)
+    all.push(...items(page))
+    before = page.nextBefore
+  } while (before !== null)
+  return all
+}
+
 /** `GET /api/datasets`: every dataset, newest first as the server orders them. */
-export async function listDatasets(): Promise<Dataset[]> {
-  return (await request('GET', '/api/datasets', DatasetList)).datasets
+export function listDatasets(): Promise<Dataset[]> {
+  return readAllPages('/api/datasets', DatasetList, (page) => page.datasets)
 }
 
 /** `GET /api/datasets/:id`. */
@@ -157,8 +203,8 @@ export function createRun(input: CreateRunInput): Promise<Run> {
 }
 
 /** `GET /api/runs`: every run, newest first. */
-export async function listRuns(): Promise<Run[]> {
-  return (await request('GET', '/api/runs', RunList)).runs
+export function listRuns(): Promise<Run[]> {
+  return readAllPages('/api/runs', RunList, (page) => page.runs)
 }
 
 /** `GET /api/runs/:id`. */

@@ -16,13 +16,13 @@ import {
   TopologyVersionList,
   type TopologyVersionSummary,
 } from '@codebook/shared'
-import { request } from './client.ts'
+import { readAllPages, request } from './client.ts'
 
 const base = (id: string) => `/api/topologies/${encodeURIComponent(id)}`
 
 /** `GET /api/topologies`: stored topologies, newest updated first. */
-export async function listTopologies(): Promise<TopologySummary[]> {
-  return (await request('GET', '/api/topologies', TopologyList)).topologies
+export function listTopologies(): Promise<TopologySummary[]> {
+  return readAllPages('/api/topologies', TopologyList, (page) => page.topologies)
 }
 
 /** `GET /api/topologies/:id` (latest version) or `/:id/versions/:version`. */
