@@ -71,12 +71,18 @@ describe('launchers in the run form and on the run page (Chromium)', () => {
 
     // The run waits for its workers and shows the command to start them with.
     const command = (await page.getByTestId('join-command').textContent())!
-    expect(command).toMatch(/^codebook worker --join 127\.0\.0\.1:\d+ --token \S+$/)
+    expect(command).toMatch(/^CODEBOOK_JOIN_TOKEN=\S+ codebook worker --join 127\.0\.0\.1:\d+$/)
     await browser.screenshot('launchers-02-waiting')
     const { command: node, args } = workerCommand()
+    // As a shell runs it: the assignment goes to the environment, the words after `codebook worker` to the entry.
+    const [assignment, , , ...words] = command.split(' ')
+    const token = assignment!.slice('CODEBOOK_JOIN_TOKEN='.length)
     for (const host of ['alpha', 'beta'])
       workers.push(
-        spawn(node, [...args, ...command.split(' ').slice(2), '--host-name', host], { stdio: 'ignore' }),
+        spawn(node, [...args, ...words, '--host-name', host], {
+          stdio: 'ignore',
+          env: { ...process.env, CODEBOOK_JOIN_TOKEN: token },
+        }),
       )
 
     await page.locator('h1 [data-status="succeeded"]').waitFor({ timeout: 120_000 })

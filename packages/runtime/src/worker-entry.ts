@@ -1,11 +1,12 @@
 /**
  * Entry point of a worker process the driver spawns: `worker-entry.{ts,js} --join HOST:PORT
- * [--rack R] [--token T] [--host H] [--host-name N]` (the flags of `codebook worker`). Kept apart from the CLI so a spawned worker loads only the runtime it
- * needs (not commander and every command), which keeps start-up short.
+ * [--rack R] [--host H] [--host-name N]` with its token in $CODEBOOK_JOIN_TOKEN (the flags of
+ * `codebook worker`, which also takes `--token`). Kept apart from the CLI so a spawned worker
+ * loads only the runtime it needs (not commander and every command), which keeps start-up short.
  */
 
 import { workerApplications } from './applications.ts'
-import { parseHostPort } from './framework/spawn.ts'
+import { JOIN_TOKEN_ENV, parseHostPort } from './framework/spawn.ts'
 import { runWorker } from './framework/worker.ts'
 
 function arg(name: string): string | undefined {
@@ -23,7 +24,7 @@ try {
     join: parseHostPort(join),
     applications: workerApplications,
     rack: arg('--rack'),
-    token: arg('--token') ?? process.env.CODEBOOK_JOIN_TOKEN,
+    token: arg('--token') ?? process.env[JOIN_TOKEN_ENV],
     host: arg('--host'),
     hostName: arg('--host-name'),
     now: () => performance.now(),

@@ -3,7 +3,7 @@ import { z } from 'zod'
 /**
  * Where a run's workers come from: `local` (child processes of the server, the default), `slurm`
  * (a batch job of `codebook worker` tasks submitted with `sbatch`), `join` (the run waits for
- * `codebook worker --join HOST:PORT --token SECRET` started by any means).
+ * `CODEBOOK_JOIN_TOKEN=SECRET codebook worker --join HOST:PORT` started by any means).
  */
 export const runLaunchers = ['local', 'slurm', 'join'] as const
 export const RunLauncher = z.enum(runLaunchers)
@@ -39,7 +39,10 @@ export type PlacedWorker = z.infer<typeof PlacedWorker>
 /** How a run's workers were started, as its record shows it (null until the run started). */
 export const RunLaunch = z.object({
   launcher: RunLauncher,
-  /** `join` and `slurm`: the command that joins this run (its token is the run's secret for this execution). */
+  /**
+   * `join` and `slurm`: the command that joins this run, `CODEBOOK_JOIN_TOKEN=SECRET codebook worker
+   * --join HOST:PORT [--host 0.0.0.0]` (the secret of this execution, in the environment, off `ps`).
+   */
   joinCommand: z.string().optional(),
   /** `slurm`: every job submitted for this run (the workers', then each replacement's), oldest first. */
   slurmJobIds: z.array(z.string()).default([]),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { type SpawnWorker, WorkerPool, workerCommand } from '@codebook/runtime'
+import { JOIN_TOKEN_ENV, type SpawnWorker, WorkerPool, workerCommand } from '@codebook/runtime'
 import type { Run, RunLaunch } from '@codebook/shared'
 import type { RunReporter } from './run-reporter.ts'
 import { cancelJobs, submitWorkerJob } from './slurm.ts'
@@ -45,7 +45,7 @@ export interface LaunchedPool {
 
 /**
  * Starts run `ctx.run`'s worker pool with its launcher: `local` spawns children; `join` waits for
- * `codebook worker --join HOST:PORT --token SECRET` started by anyone; `slurm` submits the workers
+ * `CODEBOOK_JOIN_TOKEN=SECRET codebook worker --join HOST:PORT` started by anyone; `slurm` submits the workers
  * with `sbatch` and replaces a lost one with another job. A worker without this execution's
  * secret is refused (`JOIN_REFUSED`). The launch (join command, Slurm job ids, worker hosts and
  * racks) is recorded on the run and announced in its log.
@@ -105,7 +105,8 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
             joinAddress = `${settings.joinHost}:${a.port}`
             // Workers on other hosts must take peers' connections on a routable interface; on loopback, stay there.
             const dataPlane = isLoopback(settings.joinHost) ? '' : ' --host 0.0.0.0'
-            launch.joinCommand = `codebook worker --join ${joinAddress} --token ${secret}${dataPlane}`
+            // The secret in the environment: on a command line any local user reads it (`ps`).
+            launch.joinCommand = `${JOIN_TOKEN_ENV}=${secret} codebook worker --join ${joinAddress}${dataPlane}`
             announced = announce()
             announced.catch(() => launchFailed.abort())
           },

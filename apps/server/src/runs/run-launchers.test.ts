@@ -72,14 +72,21 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     for (const [i, x] of a.entries()) expect(x).toBeCloseTo(b[i]!, 5)
   }
 
-  /** Starts `codebook worker` (the runtime's worker entry) with the words after `codebook worker` of a join command. */
+  /**
+   * Runs a join command (`CODEBOOK_JOIN_TOKEN=… codebook worker …`) as a shell would: the
+   * runtime's worker entry with the words after `codebook worker`, the variable in its environment.
+   */
   function startWorker(
     joinCommand: string,
     extra: string[] = [],
   ): ChildProcess & { stderr: NodeJS.ReadableStream } {
     const { command, args } = workerCommand()
-    const words = joinCommand.split(' ').slice(2)
-    const child = spawn(command, [...args, ...words, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const [assignment, , , ...words] = joinCommand.split(' ')
+    const [name, value] = assignment!.split('=') as [string, string]
+    const child = spawn(command, [...args, ...words, ...extra], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, [name]: value },
+    })
     started.push(child)
     return child as ChildProcess & { stderr: NodeJS.ReadableStream }
   }
@@ -136,10 +143,12 @@ describe('runs on workers that join: the join and slurm launchers', () => {
       launcher: 'join',
     })
     const launch = await launchOf(run.id)
-    expect(launch.joinCommand).toMatch(/^codebook worker --join 127\.0\.0\.1:\d+ --token \S{16,}$/)
+    expect(launch.joinCommand).toMatch(
+      /^CODEBOOK_JOIN_TOKEN=\S{16,} codebook worker --join 127\.0\.0\.1:\d+$/,
+    )
     expect((await logs(run.id)).some((l) => l.includes(launch.joinCommand!))).toBe(true)
 
-    const wrong = startWorker(launch.joinCommand!.replace(/--token \S+/, '--token not-the-secret'))
+    const wrong = startWorker(launch.joinCommand!.replace(/=\S+/, '=not-the-secret'))
     let stderr = ''
     wrong.stderr.on('data', (b: Buffer) => {
       stderr += b.toString()

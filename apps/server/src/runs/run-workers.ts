@@ -29,8 +29,8 @@ export function trackWorkers(
   const children = new Set<ChildProcess>()
   const pids = () => [...children].flatMap((c) => (c.pid === undefined ? [] : [c.pid]))
   return {
-    spawn(args) {
-      const child = spawn(args)
+    spawn(args, rank, env) {
+      const child = spawn(args, rank, env)
       children.add(child)
       child.once('exit', () => {
         children.delete(child)

@@ -1,9 +1,6 @@
 import { execFile } from 'node:child_process'
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError, JOIN_TOKEN_ENV } from '@codebook/runtime'
 import type { SlurmLaunch } from '@codebook/shared'
-
-/** Environment variable that carries the run's secret to `codebook worker` (kept off command lines and `squeue`). */
-export const JOIN_TOKEN_ENV = 'CODEBOOK_JOIN_TOKEN'
 
 /** What one `sbatch` of worker tasks needs. */
 export interface WorkerJobRequest {
@@ -14,7 +11,7 @@ export interface WorkerJobRequest {
   jobName: string
   /** The worker command line; the job runs it once per task with `srun`. */
   worker: readonly string[]
-  /** The run's secret, passed to the tasks in {@link JOIN_TOKEN_ENV}. */
+  /** The run's secret, passed to the tasks in `CODEBOOK_JOIN_TOKEN` (off command lines and `squeue`). */
   secret: string
   /** `--output` file (`%j`: the job id). */
   output: string

@@ -4,12 +4,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { UsageError } from '../errors.ts'
 import type { PeerAddress } from '../transport/data-plane.ts'
 
+/** The environment variable a worker reads its join token from (`codebook worker`, spawned workers, Slurm tasks). */
+export const JOIN_TOKEN_ENV = 'CODEBOOK_JOIN_TOKEN'
+
 /**
  * Starts one worker process with the given worker arguments (`--join …`) for `rank` (so a
- * spawner can place ranks, e.g. one per network-lab host; the pool always passes it). Injected
- * into the pool.
+ * spawner can place ranks, e.g. one per network-lab host; the pool always passes it) and the
+ * variables `env` adds to the spawner's own environment: the pool passes the rank's join token
+ * there ({@link JOIN_TOKEN_ENV}), never on the command line, which any local user can read
+ * (`ps`, /proc/PID/cmdline; a process's environment is readable by its owner only). A spawner
+ * that drops `env` starts workers the pool refuses (JOIN_REFUSED). Injected into the pool.
  */
-export type SpawnWorker = (args: string[], rank?: number) => ChildProcess
+export type SpawnWorker = (args: string[], rank?: number, env?: Record<string, string>) => ChildProcess
 
 /**
  * The command that runs a worker process, chosen by how this module itself is running. The entry
@@ -42,8 +48,8 @@ function entryCommand(entry: URL): { command: string; args: string[] } {
 }
 
 /** The default {@link SpawnWorker}: a child process running {@link workerCommand}, stderr passed through. */
-export function spawnLocalWorker(args: string[]): ChildProcess {
-  return spawnWorkerEntry(defaultEntry())(args)
+export function spawnLocalWorker(args: string[], rank?: number, env?: Record<string, string>): ChildProcess {
+  return spawnWorkerEntry(defaultEntry())(args, rank, env)
 }
 
 /**
@@ -52,7 +58,11 @@ export function spawnLocalWorker(args: string[]): ChildProcess {
  */
 export function spawnWorkerEntry(entry: URL): SpawnWorker {
   const { command, args: base } = entryCommand(entry)
-  return (args) => spawn(command, [...base, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
+  return (args, _rank, env) =>
+    spawn(command, [...base, ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, ...env },
+    })
 }
 
 /** Parses `HOST:PORT`. */

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sha256 } from '../collectives/pattern.ts'
 import type { PeerAddress } from '../transport/data-plane.ts'
 import { memberInput } from './collective-task.ts'
-import { workerCommand } from './spawn.ts'
+import { JOIN_TOKEN_ENV, spawnLocalWorker, workerCommand } from './spawn.ts'
 import { WorkerPool } from './worker-pool.ts'
 
 const children: ChildProcess[] = []
@@ -134,5 +135,38 @@ describe('WorkerPool with joined workers', () => {
     await expect(
       WorkerPool.start({ workers: 1, spawn: null, signal: ac.signal, registerTimeoutMs: 30_000 }),
     ).rejects.toMatchObject({ code: 'POOL_ABORTED' })
+  })
+})
+
+describe.runIf(process.platform === 'linux')('WorkerPool with spawned workers', () => {
+  it('hands each spawned worker its join token in the environment, never on the command line', async () => {
+    const pool = await WorkerPool.start({ workers: 2, spawn: spawnLocalWorker })
+    try {
+      const lost = new Promise<number>((r) => pool.onWorkerLost(r))
+      pool.child(1)!.kill('SIGKILL')
+      await lost
+      await pool.replace(1) // a respawn draws a new token the same way
+      for (const rank of [0, 1]) {
+        const pid = pool.child(rank)!.pid!
+        // What `ps` shows any local user; the environment is readable by the owner only.
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+        const token = environ
+          .find((v) => v.startsWith(`${JOIN_TOKEN_ENV}=`))
+          ?.slice(JOIN_TOKEN_ENV.length + 1)
+        expect(token).toMatch(new RegExp(`^r${rank}-g\\d+-[0-9a-f]{16}$`))
+        expect(cmdline).toContain('--join')
+        expect(cmdline).not.toContain('--token')
+        expect(cmdline.join(' ')).not.toContain(token)
+      }
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('refuses a worker whose spawner drops the environment (fails closed: WORKER_START_FAILED)', async () => {
+    await expect(
+      WorkerPool.start({ workers: 1, spawn: (args) => spawnLocalWorker(args), registerTimeoutMs: 30_000 }),
+    ).rejects.toMatchObject({ code: 'WORKER_START_FAILED' })
   })
 })

@@ -7,7 +7,7 @@ import type { Application } from './application.ts'
 import type { CollectiveOutcome, CollectiveSpec } from './collective-task.ts'
 import { ControlChannel } from './control-channel.ts'
 import { EventMessage, parseControl, RegisterMessage, ReplyMessage, type Request } from './protocol.ts'
-import type { SpawnWorker } from './spawn.ts'
+import { JOIN_TOKEN_ENV, type SpawnWorker } from './spawn.ts'
 
 /** Options of {@link WorkerPool.start}. */
 export interface WorkerPoolOptions {
@@ -198,7 +198,7 @@ export class WorkerPool {
     } else {
       const err = new JoinRefusedError(
         token === null
-          ? "no token: start the worker with --token and the run's secret"
+          ? "no token: start the worker with the run's secret in $CODEBOOK_JOIN_TOKEN (or --token)"
           : "wrong token: it is not this run's secret",
       )
       channel.send({ type: 'refused', id: 0, code: err.code, message: err.message })
@@ -279,7 +279,10 @@ export class WorkerPool {
       )
     // Unguessable, so a stranger on the control port cannot take a spawned worker's rank.
     const token = `r${rank}-g${this.generation++}-${randomBytes(8).toString('hex')}`
-    const child = spawn(['--join', `${this.address.host}:${this.address.port}`, '--token', token], rank)
+    // In the environment, not on the command line: see SpawnWorker.
+    const child = spawn(['--join', `${this.address.host}:${this.address.port}`], rank, {
+      [JOIN_TOKEN_ENV]: token,
+    })
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waitingTokens.delete(token)

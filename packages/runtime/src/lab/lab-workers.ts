@@ -12,16 +12,14 @@ import type { LabHost } from './lab-plan.ts'
  */
 export function spawnInLab(hosts: readonly LabHost[]): SpawnWorker {
   const { command, args: base } = workerCommand()
-  return (args, rank) => {
+  return (args, rank, env) => {
     const host = rank === undefined ? undefined : hosts[rank]
     if (!host)
       throw new CodebookError('LAB_NO_HOST', `no lab host for rank ${rank} (the lab has ${hosts.length})`)
     return spawn(
       'nsenter',
       [`--net=/run/netns/${host.netns}`, command, ...base, ...args, '--rack', host.rack],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
+      { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } },
     )
   }
 }

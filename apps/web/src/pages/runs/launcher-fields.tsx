@@ -45,8 +45,8 @@ export function LauncherFields(props: {
         </select>
         {values.launcher === 'join' && (
           <span className="muted" data-testid="join-note">
-            The run page shows the <code>codebook worker --join … --token …</code> command to run on each
-            worker host; the run waits for them.
+            The run page shows the <code>CODEBOOK_JOIN_TOKEN=… codebook worker --join …</code> command to run
+            on each worker host; the run waits for them.
           </span>
         )}
       </div>

@@ -5,7 +5,7 @@
  */
 
 import { workerApplications } from '../../../applications.ts'
-import { parseHostPort } from '../../../framework/spawn.ts'
+import { JOIN_TOKEN_ENV, parseHostPort } from '../../../framework/spawn.ts'
 import { runWorker } from '../../../framework/worker.ts'
 import { reductionCheckApplication } from '../../reduce/test-support.ts'
 import { regroupCheckApplication } from './combiner-app.ts'
@@ -18,7 +18,7 @@ const arg = (name: string) => {
 await runWorker({
   join: parseHostPort(arg('--join') ?? ''),
   applications: [...workerApplications, regroupCheckApplication, reductionCheckApplication],
-  token: arg('--token'),
+  token: process.env[JOIN_TOKEN_ENV],
   now: () => performance.now(),
 })
 process.exit(0)
