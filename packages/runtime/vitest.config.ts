@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { conditions: ['@codebook/source'] },
   ssr: { resolve: { conditions: ['@codebook/source'] } },
   test: {
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // One file at a time: files start worker pools on OS-assigned ports, and a port one test

@@ -3,7 +3,7 @@
  * JSON `reproduce.ts` writes. The paper's figures are not reproduced as data here (we have its
  * stated claims only): each chart marks the claim it is compared with.
  *
- *   npx tsx bench/mapping/charts.ts --data ../../docs/img/mapping-data.json --out ../../docs/img
+ *   npx tsx bench/mapping/charts.ts --data ../../docs/data/mapping-ec2-4.json --out ../../docs/img
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -1,10 +1,12 @@
 /**
  * The data behind docs/reproductions.md's "Geo-distributed process mapping": Zhou & He's
  * Figures 6 (gain per pattern), 7 (gain vs scale), 9 (CDF of random mappings) and 10 (best of
- * K random mappings vs K), recomputed with Codebook's planners on the ec2-4 profile, constraint
- * ratio 0.2, for geo (Algorithm 1) and geo-refined. Writes JSON for `charts.ts`.
+ * K random mappings vs K), recomputed with Codebook's planners on a site profile (the paper's
+ * ec2-4 or azure-3), constraint ratio 0.2, for geo (Algorithm 1) and geo-refined. Writes the JSON
+ * that `charts.ts` draws and the report (bench/reproductions) tabulates.
  *
- *   npx tsx bench/mapping/reproduce.ts --out ../../docs/img/mapping-data.json [--seeds 3] [--samples 100000] [--refine-max-ms 20000]
+ *   npx tsx bench/mapping/reproduce.ts --profile ec2-4 --out ../../docs/data/mapping-ec2-4.json \
+ *     [--seeds 3] [--samples 100000] [--refine-max-ms 20000]
  */
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
@@ -15,6 +17,7 @@ import { fractionBelow } from '../../src/mapping/planners/monte-carlo.ts'
 const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'mapping-data.json' },
+    profile: { type: 'string', default: 'ec2-4' },
     seeds: { type: 'string', default: '3' },
     samples: { type: 'string', default: '100000' },
     scales: { type: 'string', default: '64,256,1024,4096,8192' },
@@ -27,6 +30,7 @@ const samples = Number(values.samples)
 const scales = values.scales.split(',').map(Number)
 const mpippMaxN = Number(values['mpipp-max-n'])
 const geoRefined = { maxMs: Number(values['refine-max-ms']) }
+const profile = values.profile
 
 /** The five patterns of the targets (K-means as planned across sites: ring), plus K-means with three-stage aggregation and DNN with a ring all-reduce. */
 const patterns: { name: string; pattern: string; options?: PatternOptions; maxN?: number }[] = [
@@ -50,7 +54,7 @@ const bestOfK: Record<string, { k: number; best: number }[]> = {}
 for (const p of patterns) {
   const rows = seeds.map((seed) => {
     const r = planMapping({
-      profile: 'ec2-4',
+      profile,
       pattern: p.pattern,
       processes: 64,
       ...(p.options ? { patternOptions: p.options } : {}),
@@ -137,7 +141,7 @@ for (const p of patterns)
   for (const n of scales) {
     if (p.maxN && n > p.maxN) continue
     const r = planMapping({
-      profile: 'ec2-4',
+      profile,
       pattern: p.pattern,
       processes: n,
       ...(p.options ? { patternOptions: p.options } : {}),
@@ -167,5 +171,5 @@ for (const p of patterns)
 
 await writeFile(
   values.out,
-  `${JSON.stringify({ date: new Date().toISOString(), samples, seeds, perPattern, perScale, cdf, bestOfK })}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), profile, samples, seeds, refineMaxMs: geoRefined.maxMs, perPattern, perScale, cdf, bestOfK })}\n`,
 )
