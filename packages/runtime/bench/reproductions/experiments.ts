@@ -61,22 +61,19 @@ const planMapping = (profile: string, pattern: string, ratio: number, seed: numb
   ],
 })
 
-/** The lab of docs/lab.md: 3 racks × 4 hosts, 100 Mbit/s hosts, 200 Mbit/s uplinks. */
-const lab = [
-  'lab',
-  'bench',
-  'broadcast',
-  '--lab',
-  '0',
-  '--racks',
-  '3',
-  '--hosts-per-rack',
-  '4',
-  '--node-mbps',
-  '100',
-  '--uplink-mbps',
-  '200',
+/** `lab bench broadcast` on lab 0 with 100 Mbit/s hosts and 200 Mbit/s rack uplinks (docs/lab.md). */
+const labBench = (racks: number, ...rest: string[]) => [
+  ...['lab', 'bench', 'broadcast', '--lab', '0', '--racks', String(racks), '--hosts-per-rack', '4'],
+  ...['--node-mbps', '100', '--uplink-mbps', '200', ...rest, '--json'],
 ]
+
+/** Timed runs of the network lab: root, and the bench lock per command. */
+const labExperiment = (id: string, runs: ExperimentRun[]): Experiment => ({
+  id,
+  timed: true,
+  root: true,
+  runs,
+})
 
 export const experiments: Experiment[] = [
   {
@@ -252,38 +249,30 @@ export const experiments: Experiment[] = [
       },
     ],
   },
-  {
-    id: 'lab-broadcast',
-    timed: true,
-    root: true,
-    runs: [
-      {
-        label: {},
-        argv: [
-          ...lab,
-          '--bytes',
-          '16MB',
-          '--hosts',
-          '4,8,12',
-          '--algorithms',
-          'simple,mst,bucket,chain,chain-random',
-          '--repeat',
-          '3',
-          '--peer',
-          'mpi',
-          '--json',
-        ],
-      },
-    ],
-  },
-  {
-    id: 'lab-mpi-256mb',
-    timed: true,
-    root: true,
-    runs: [4, 8, 12].map((hosts) => ({
+  labExperiment('lab-broadcast', [
+    {
+      label: {},
+      argv: labBench(
+        3,
+        '--bytes',
+        '16MB',
+        '--hosts',
+        '4,8,12',
+        '--algorithms',
+        'simple,mst,bucket,chain,chain-random',
+        '--repeat',
+        '3',
+        '--peer',
+        'mpi',
+      ),
+    },
+  ]),
+  labExperiment(
+    'lab-mpi-256mb',
+    [4, 8, 12].map((hosts) => ({
       label: { hosts },
-      argv: [
-        ...lab,
+      argv: labBench(
+        3,
         '--bytes',
         '256MB',
         '--hosts',
@@ -294,30 +283,15 @@ export const experiments: Experiment[] = [
         '1',
         '--peer',
         'mpi',
-        '--json',
-      ],
+      ),
     })),
-  },
-  {
-    id: 'lab-socket-buffers',
-    timed: true,
-    root: true,
-    runs: [1024, 128, 32, 8].map((kb) => ({
+  ),
+  labExperiment(
+    'lab-socket-buffers',
+    [1024, 128, 32, 8].map((kb) => ({
       label: { tcpBufferKb: kb },
-      argv: [
-        'lab',
-        'bench',
-        'broadcast',
-        '--lab',
-        '0',
-        '--racks',
-        '1',
-        '--hosts-per-rack',
-        '4',
-        '--node-mbps',
-        '100',
-        '--uplink-mbps',
-        '200',
+      argv: labBench(
+        1,
         '--bytes',
         '2MB',
         '--hosts',
@@ -330,10 +304,9 @@ export const experiments: Experiment[] = [
         String(kb),
         '--repeat',
         '3',
-        '--json',
-      ],
+      ),
     })),
-  },
+  ),
   {
     id: 'reductions-real-workers',
     timed: true,

@@ -1,7 +1,7 @@
 /**
  * Runs experiments and stores their output as result files for the report:
  *
- *   npx tsx bench/reproductions/run.ts <id>…      (cwd packages/runtime, after a build)
+ *   npx tsx bench/reproductions/run.ts <id>…      (cwd packages/runtime)
  *
  * Each run's stdout (one JSON object per line) becomes docs/data/reproductions/<id>.json with the
  * commands, the date and, for timed experiments, the machine's 1-minute load before and after.
@@ -16,11 +16,13 @@ import { experiment } from './experiments.ts'
 import { type ResultFile, resultPath } from './results.ts'
 
 const load = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])
+// The CLI from source (what bin/codebook.js runs once built), so a rebuild of dist/ mid-experiment cannot break it.
+const codebook = ['node', '--conditions=@codebook/source', '--import', 'tsx', 'src/cli/entry.ts']
 const cli = (argv: string[], timed: boolean) => {
-  const [cmd, args] = timed
-    ? ['flock', ['/tmp/codebook-bench.lock', 'timeout', '900', 'node', 'bin/codebook.js', ...argv]]
-    : ['node', ['bin/codebook.js', ...argv]]
-  return execFileSync(cmd as string, args as string[], {
+  const [cmd, ...args] = timed
+    ? ['flock', '/tmp/codebook-bench.lock', 'timeout', '900', ...codebook, ...argv]
+    : [...codebook, ...argv]
+  return execFileSync(cmd as string, args, {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
     stdio: ['ignore', 'pipe', 'inherit'],

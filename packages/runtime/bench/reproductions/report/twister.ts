@@ -295,10 +295,7 @@ ${table(
           : '—'
       }),
     ]),
-    [
-      'MPI_Bcast',
-      ...mpi.map((m, i) => (m ? `${fix(m)} (${fix(m / chain[i], 1)} × the chain)` : '—')),
-    ],
+    ['MPI_Bcast', ...mpi.map((m, i) => (m ? `${fix(m)} (${fix(m / chain[i], 1)} × the chain)` : '—'))],
   ],
 )}
 
