@@ -18,9 +18,10 @@ import { evaluationsPlugin } from './evaluations/evaluations-plugin.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { homePlugin } from './home/home-plugin.ts'
 import { ApiError } from './http/api-error.ts'
-import { errorPlugin } from './http/error-plugin.ts'
+import { errorPlugin, sendError } from './http/error-plugin.ts'
 import { nulGuardPlugin } from './http/nul-guard.ts'
 import { originPlugin } from './http/origin-policy.ts'
+import { readLimitsPlugin } from './http/read-limits.ts'
 import { requestLogPlugin } from './http/request-log.ts'
 import { imageSetRoutes } from './image-sets/image-set-routes.ts'
 import { imageSetsPlugin } from './image-sets/image-sets-plugin.ts'
@@ -64,6 +65,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     bodyLimit: JSON_BODY_LIMIT,
+    // Router errors (an overlong path parameter, a malformed URL) through the one coded path too.
+    frameworkErrors: (err, request, reply) => sendError(err, request, reply, config.home),
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
@@ -86,6 +89,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       allowedOrigins: config.allowedOrigins,
       allowedHosts: config.allowedHosts,
     })
+    await app.register(readLimitsPlugin, { maxReadsPerClient: config.maxReadsPerClient })
     await app.register(homePlugin, { home: config.home })
     await app.register(authPlugin, { apiToken: config.apiToken })
     await app.register(dbPlugin, { databaseUrl: config.databaseUrl, pgliteDir: app.home.db })

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from './config.ts'
+import { defaultMaxWorkersPerRun, loadConfig } from './config.ts'
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -15,8 +15,9 @@ describe('loadConfig', () => {
       logLevel: 'info',
       maxUploadBytes: 64 * 1024 ** 3,
       maxConcurrentRuns: 1,
-      maxWorkersPerRun: 16,
+      maxWorkersPerRun: defaultMaxWorkersPerRun(),
       maxQueuedRuns: 100,
+      maxReadsPerClient: 16,
       apiToken: undefined,
       allowedOrigins: [],
       allowedHosts: [],
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
       CODEBOOK_MAX_CONCURRENT_RUNS: '3',
       CODEBOOK_MAX_WORKERS_PER_RUN: '4',
       CODEBOOK_MAX_QUEUED_RUNS: '7',
+      CODEBOOK_MAX_READS_PER_CLIENT: '5',
       CODEBOOK_API_TOKEN: 'a-long-enough-token',
       CODEBOOK_ALLOWED_ORIGINS: 'https://lab.example:8443, http://127.0.0.1:5173',
       CODEBOOK_ALLOWED_HOSTS: 'Codebook.Lab.example,.cluster.internal',
@@ -60,6 +62,7 @@ describe('loadConfig', () => {
       maxConcurrentRuns: 3,
       maxWorkersPerRun: 4,
       maxQueuedRuns: 7,
+      maxReadsPerClient: 5,
       apiToken: 'a-long-enough-token',
       allowedOrigins: ['https://lab.example:8443', 'http://127.0.0.1:5173'],
       allowedHosts: ['codebook.lab.example', '.cluster.internal'],
@@ -72,6 +75,14 @@ describe('loadConfig', () => {
         slurmWorker: ['codebook', 'worker'],
       },
     })
+  })
+
+  it('derives the default worker cap from the cores: twice their number, at least 2', () => {
+    expect(defaultMaxWorkersPerRun(1)).toBe(2)
+    expect(defaultMaxWorkersPerRun(2)).toBe(4)
+    expect(defaultMaxWorkersPerRun(8)).toBe(16)
+    expect(defaultMaxWorkersPerRun(512)).toBe(256)
+    expect(loadConfig({ CODEBOOK_MAX_WORKERS_PER_RUN: '32' }).maxWorkersPerRun).toBe(32)
   })
 
   it('has workers of other hosts join this host by name, listening on every interface, unless given an address', () => {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { hostname } from 'node:os'
+import { availableParallelism, hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CodebookError } from '@codebook/runtime'
@@ -30,6 +30,8 @@ export interface Config {
   maxWorkersPerRun: number
   /** Runs that may wait queued; more are refused with 429 QUEUE_FULL. */
   maxQueuedRuns: number
+  /** Open reads (GETs of the API) one client address may have in progress; more → 429 TOO_MANY_READS. */
+  maxReadsPerClient: number
   /** Token writes must present (CODEBOOK_API_TOKEN); undefined → generated at the home's first start. */
   apiToken: string | undefined
   /** Origins besides the server's own that browsers may call the API and socket.io from. */
@@ -48,6 +50,16 @@ export interface Config {
 const defaultWebDist = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
 const GiB = 1024 ** 3
+
+/**
+ * Default of `CODEBOOK_MAX_WORKERS_PER_RUN`: twice the cores, at least 2. Workers beyond the cores
+ * only share them (a run's iteration is CPU-bound), and since workers run at a lower priority than
+ * the server, 2 × cores keeps `/api/health` fast while still allowing a run to overlap its
+ * communication with compute (measured in docs/benchmarks.md, "Open reads and the worker cap").
+ */
+export function defaultMaxWorkersPerRun(cores = availableParallelism()): number {
+  return Math.min(256, Math.max(2, 2 * cores))
+}
 
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -88,11 +100,15 @@ const EnvSchema = z.object({
   CODEBOOK_MAX_CONCURRENT_RUNS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(64).default(1)),
   CODEBOOK_MAX_WORKERS_PER_RUN: z.preprocess(
     unsetIfEmpty,
-    z.coerce.number().int().min(1).max(256).default(16),
+    z.coerce.number().int().min(1).max(256).default(defaultMaxWorkersPerRun()),
   ),
   CODEBOOK_MAX_QUEUED_RUNS: z.preprocess(
     unsetIfEmpty,
     z.coerce.number().int().min(1).max(100_000).default(100),
+  ),
+  CODEBOOK_MAX_READS_PER_CLIENT: z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().min(1).max(10_000).default(16),
   ),
   CODEBOOK_API_TOKEN: z.preprocess(
     unsetIfEmpty,
@@ -193,6 +209,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxConcurrentRuns: e.CODEBOOK_MAX_CONCURRENT_RUNS,
     maxWorkersPerRun: e.CODEBOOK_MAX_WORKERS_PER_RUN,
     maxQueuedRuns: e.CODEBOOK_MAX_QUEUED_RUNS,
+    maxReadsPerClient: e.CODEBOOK_MAX_READS_PER_CLIENT,
     apiToken: e.CODEBOOK_API_TOKEN,
     allowedOrigins: e.CODEBOOK_ALLOWED_ORIGINS,
     // A server started with HOST=some.name answers to that name without listing it again.

@@ -9,7 +9,9 @@ import {
   Dataset,
   DatasetList,
   DatasetPreview,
+  EntityId,
   ErrorBody,
+  IdParams,
   ListPageQuery,
   UploadDataset,
 } from '@codebook/shared'
@@ -23,8 +25,6 @@ import { DIRECT_UPLOAD_PREFIX } from './upload-names.ts'
 export interface DatasetRoutesOptions {
   maxUploadBytes: number
 }
-
-const IdParams = z.object({ id: z.string().min(1) })
 
 const DirectUploadQuery = CreateDatasetQuery.extend({
   wait: z
@@ -44,7 +44,7 @@ export const PREVIEW_CACHE_BYTES = 64 * 1024 * 1024
  * is deleted. Concurrent requests for the same preview share one computation.
  */
 function createPreviewCache(compute: (id: string, rows: number) => Promise<DatasetPreview>) {
-  const entries = new Map<string, Promise<string>>()
+  const entries = new Map<string, Promise<Buffer>>()
   const sizes = new Map<string, number>()
   let bytes = 0
   const drop = (key: string) => {
@@ -53,7 +53,7 @@ function createPreviewCache(compute: (id: string, rows: number) => Promise<Datas
     sizes.delete(key)
   }
   return {
-    get(id: string, rows: number): Promise<string> {
+    get(id: string, rows: number): Promise<Buffer> {
       const key = `${id}\n${rows}`
       const cached = entries.get(key)
       if (cached !== undefined) {
@@ -61,14 +61,16 @@ function createPreviewCache(compute: (id: string, rows: number) => Promise<Datas
         entries.set(key, cached)
         return cached
       }
-      // Validated as the route's serializer would, then kept as text.
-      const body = compute(id, rows).then((preview) => JSON.stringify(DatasetPreview.parse(preview)))
+      // Validated as the route's serializer would, then kept as bytes (sent without a copy each time).
+      const body = compute(id, rows).then((preview) =>
+        Buffer.from(JSON.stringify(DatasetPreview.parse(preview))),
+      )
       entries.set(key, body)
       body.then(
-        (text) => {
+        (json) => {
           if (entries.get(key) !== body) return
-          sizes.set(key, text.length)
-          bytes += text.length
+          sizes.set(key, json.length)
+          bytes += json.length
           for (const old of entries.keys()) {
             if (bytes <= PREVIEW_CACHE_BYTES || old === key) break
             drop(old)
@@ -211,9 +213,9 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
     async (request, reply) => {
       // 404 for a dataset deleted while its preview was being built (and so cached after the delete).
       await app.datasets.get(request.params.id)
-      const text = await previews.get(request.params.id, request.query.rows)
-      // Already validated and serialized: Fastify sends a string with a JSON content type as it is.
-      return reply.type('application/json').send(text as unknown as DatasetPreview)
+      const json = await previews.get(request.params.id, request.query.rows)
+      // Already validated and serialized: Fastify sends a Buffer as it is.
+      return reply.type('application/json').send(json as unknown as DatasetPreview)
     },
   )
 
@@ -240,7 +242,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
       schema: {
         summary: 'The dataset a finished tus upload became',
         tags: ['datasets'],
-        params: z.object({ uploadId: z.string().min(1) }),
+        params: z.object({ uploadId: EntityId }),
         response: { 200: UploadDataset, ...errors },
       },
     },

@@ -90,6 +90,7 @@ export function testConfig(
     maxConcurrentRuns: 1,
     maxWorkersPerRun: 16,
     maxQueuedRuns: 100,
+    maxReadsPerClient: 16,
     apiToken: TEST_API_TOKEN,
     allowedOrigins: [],
     allowedHosts: [],
