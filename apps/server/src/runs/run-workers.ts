@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
+import { constants, getPriority, setPriority } from 'node:os'
 import type { SpawnWorker } from '@codebook/runtime'
 
 /** The worker processes of one run, tracked so cancel and shutdown can prove none survives. */
@@ -11,13 +12,31 @@ export interface RunWorkers {
   killAll(): Promise<void>
 }
 
+/** How much nicer than the process spawning them workers run: the server's event loop comes first. */
+export const WORKER_NICENESS = 10
+
+/**
+ * Lowers the priority of a just-spawned worker by {@link WORKER_NICENESS} (capped at the lowest).
+ * Done right after the spawn, before the worker's runtime starts its threads, which inherit it. A
+ * worker already gone (or a system refusing) keeps running as it is: a priority is no correctness matter.
+ */
+export function lowerPriority(child: ChildProcess): void {
+  if (child.pid === undefined) return
+  try {
+    setPriority(child.pid, Math.min(constants.priority.PRIORITY_LOW, getPriority() + WORKER_NICENESS))
+  } catch {
+    // ESRCH (exited already) or EACCES: nothing to do.
+  }
+}
+
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
 /**
- * Tracks the workers a run spawns through `spawn`. A replacement the runtime starts for a lost
+ * Tracks the workers a run spawns through `spawn`, each started at a lower priority than the server
+ * ({@link lowerPriority}). A replacement the runtime starts for a lost
  * rank after `signal` aborted is killed at once.
  */
 export function trackWorkers(
@@ -31,6 +50,7 @@ export function trackWorkers(
   return {
     spawn(args, rank, env) {
       const child = spawn(args, rank, env)
+      lowerPriority(child)
       children.add(child)
       child.once('exit', () => {
         children.delete(child)
