@@ -66,7 +66,7 @@ function fig6(): string {
   const refinedBeatsMpipp = patterns.filter((p) => ec2(p, 'geo-refined') >= ec2(p, 'mpipp') - 1e-12)
   return `### Fig. 6 — gain over random per pattern, 64 processes (model)
 
-64 processes on 4 sites of 16 nodes, constraint ratio 0.2 (a fifth of the processes pinned to
+64 processes spread evenly over the profile's sites (\`ec2-4\`: 4 × 16; \`azure-3\`: 3 sites), constraint ratio 0.2 (a fifth of the processes pinned to
 their data's site), seeds 1–5; gain = 1 − cost ÷ the cost of that seed's random mapping (the
 paper's Baseline), averaged over the seeds. **geo** is Algorithm 1 as the paper lists it; **geo-refined**
 is Codebook's planner (Algorithm 1's fills, then pairwise exchanges); Greedy and MPIPP are the
@@ -182,7 +182,7 @@ function scale(profile: string): string {
   const best = (p: string) => data.bestOfK[p]?.at(-1)
   return `### Figs. 7, 9 and 10 on \`${profile}\` — scale, and random mappings (model)
 
-Fig. 7: seed 1, 4 sites of N/4 nodes, gain over the mean of 100 random mappings (geo / geo-refined;
+Fig. 7: seed 1, N processes spread evenly over the profile's sites, gain over the mean of 100 random mappings (geo / geo-refined;
 the K-means patterns stop at 1,024 processes, their schedules hold O(p²) sends).
 
 ${table(
