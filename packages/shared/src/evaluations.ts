@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { EntityId } from './ids.ts'
 import { JobStatus, LastEventSeq } from './jobs.ts'
 import { DisplayName } from './names.ts'
 
@@ -58,11 +59,11 @@ export type CreateImageSetQuery = z.infer<typeof CreateImageSetQuery>
 export const MAX_EVALUATION_VOCABULARIES = 8
 
 const EvaluationFields = z.object({
-  imageSetId: z.string().min(1),
+  imageSetId: EntityId,
   /** Vocabulary sizes to learn, evaluated in this order (may be empty when `vocabularyIds` is not). */
   k: z.array(z.number().int().min(1).max(4096)).max(16).default([]),
   /** Stored vocabularies (`GET /api/vocabularies`) to evaluate as they are, after the learned k. */
-  vocabularyIds: z.array(z.string().min(1).max(200)).max(MAX_EVALUATION_VOCABULARIES).default([]),
+  vocabularyIds: z.array(EntityId).max(MAX_EVALUATION_VOCABULARIES).default([]),
   patch: z.number().int().min(4).max(256).default(8),
   stride: z.number().int().min(1).max(256).default(4),
   cell: z.number().int().min(1).max(64).default(4),

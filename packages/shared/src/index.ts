@@ -34,6 +34,7 @@ export {
   MisclassifiedImage,
 } from './evaluations.ts'
 export { Health, ServerLimits } from './health.ts'
+export { EntityId, ID_PATTERN, IdParams, INVALID_ID_MESSAGE } from './ids.ts'
 export type { JobEventData, JobEventType } from './job-events.ts'
 export { jobEventData } from './job-events.ts'
 export type { FinalJobStatus } from './jobs.ts'

@@ -4,6 +4,7 @@
  * payloads are in `job-events.ts`.
  */
 import { z } from 'zod'
+import { EntityId } from './ids.ts'
 
 /**
  * Lifecycle of a stored job: `queued` → `running` → one final status. `interrupted`: the server
@@ -61,12 +62,8 @@ export type JobSocketEvent = z.infer<typeof JobSocketEvent>
 /** socket.io `job:join` payload: the client has every event of the job up to `lastSeq` (0: none). */
 export const JobJoin = z.object({
   kind: JobKind,
-  // A NUL cannot be stored or looked up (PostgreSQL text); refused here, before any query.
-  id: z
-    .string()
-    .min(1)
-    .max(200)
-    .refine((id) => !id.includes('\u0000'), 'an id has no NUL character'),
+  // The shared id format (no NUL, which PostgreSQL text cannot hold): refused here, before any query.
+  id: EntityId,
   lastSeq: z
     .number()
     .int()

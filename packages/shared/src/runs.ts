@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { EntityId } from './ids.ts'
 import { JobStatus } from './jobs.ts'
 import { RunLaunch, RunLauncher, SlurmLaunch } from './launchers.ts'
 import { NextBefore } from './list-page.ts'
@@ -165,7 +166,7 @@ export type RunHnsw = z.infer<typeof RunHnsw>
  * kernel: the server defaults to `onnx`). The init method is seeded by `seed`.
  */
 export const CreateRun = z.object({
-  datasetId: z.string().min(1),
+  datasetId: EntityId,
   k: z.number().int().positive(),
   maxIterations: z.number().int().positive().max(runBounds.maxIterations),
   /** Worker processes the server spawns for this run. */
@@ -204,7 +205,7 @@ export const CreateRun = z.object({
    * (`chainOrder: 'topology'`) and splits bytes into intra- and cross-rack. Workers are still
    * local processes. Without it every worker is on one rack.
    */
-  topologyId: z.string().min(1).optional(),
+  topologyId: EntityId.optional(),
   /**
    * Where each worker runs, from a placement plan: worker i takes the rack of the topology node
    * named `mapping[i]` instead of the i-th node's (so chain order and cross-rack bytes follow the

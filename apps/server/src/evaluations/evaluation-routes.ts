@@ -1,9 +1,6 @@
-import { CreateEvaluation, ErrorBody, Evaluation, EvaluationList } from '@codebook/shared'
+import { CreateEvaluation, ErrorBody, Evaluation, EvaluationList, IdParams } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { jobEventsRoute } from '../jobs/job-routes.ts'
-
-const IdParams = z.object({ id: z.string().min(1) })
 
 const errors = {
   400: ErrorBody,

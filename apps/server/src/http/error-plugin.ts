@@ -1,5 +1,5 @@
 import { CodebookError } from '@codebook/runtime'
-import type { ErrorBody } from '@codebook/shared'
+import { type ErrorBody, INVALID_ID_MESSAGE } from '@codebook/shared'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
@@ -27,13 +27,19 @@ export function toErrorBody(err: FastifyError | Error): { status: number; code: 
       const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.')
       return `${where}${path ? `.${path}` : ''}: ${v.message}`
     })
-    return { status: 400, code: 'VALIDATION_FAILED', message: problems.join('; ') }
+    // Only malformed ids (the shared EntityId): INVALID_ID, so a client tells them from other bad input.
+    const onlyIds = err.validation.every((v) => v.message === INVALID_ID_MESSAGE)
+    return { status: 400, code: onlyIds ? 'INVALID_ID' : 'VALIDATION_FAILED', message: problems.join('; ') }
   }
   const fastifyError = err as FastifyError
   if (Array.isArray(fastifyError.validation)) {
     return { status: 400, code: 'VALIDATION_FAILED', message: err.message }
   }
   if (err instanceof CodebookError) return { status: statusOf(err), code: err.code, message: err.message }
+  // The router refuses a path parameter over maxParamLength (100) before any schema: every
+  // parameter of this API is an id (or shorter), so it is one more malformed id.
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return { status: 400, code: 'INVALID_ID', message: 'params: longer than 100 characters, not an id' }
   const status = fastifyError.statusCode
   if (status === 413) return { status, code: 'UPLOAD_TOO_LARGE', message: err.message }
   if (status === 429) return { status, code: 'RATE_LIMITED', message: err.message }
@@ -44,18 +50,32 @@ export function toErrorBody(err: FastifyError | Error): { status: number; code: 
   return { status: 500, code: 'INTERNAL', message: 'internal error; see the server log for the request id' }
 }
 
+/**
+ * Answers `err` as `{ code, message, reqId }` with the home hidden: the error handler's answer, and
+ * Fastify's `frameworkErrors` (a path parameter over maxParamLength, a malformed URL), which the
+ * router raises before any route or hook, so they would otherwise leave in Fastify's own shape.
+ */
+export function sendError(
+  err: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  home: string,
+) {
+  const { status, code, message } = toErrorBody(err)
+  if (status >= 500) request.log.error({ err }, 'request failed')
+  else request.log.info({ code, status }, message)
+  const body: ErrorBody = {
+    code,
+    message: hideServerPaths(message, home),
+    reqId: String(request.id),
+  }
+  return reply.code(status).send(body)
+}
+
 async function errorPluginImpl(app: FastifyInstance, options: ErrorPluginOptions): Promise<void> {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, code, message } = toErrorBody(err)
-    if (status >= 500) request.log.error({ err }, 'request failed')
-    else request.log.info({ code, status }, message)
-    const body: ErrorBody = {
-      code,
-      message: hideServerPaths(message, options.home),
-      reqId: String(request.id),
-    }
-    return reply.code(status).send(body)
-  })
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    sendError(err, request, reply, options.home),
+  )
 
   app.setNotFoundHandler((request, reply) => {
     if (

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import { CreateImageSetQuery, ErrorBody, ImageSet, ImageSetList } from '@codebook/shared'
+import { CreateImageSetQuery, EntityId, ErrorBody, IdParams, ImageSet, ImageSetList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { receiveBody } from '../datasets/dataset-routes.ts'
@@ -10,8 +10,6 @@ import { IMAGE_SET_UPLOAD_PREFIX } from '../datasets/upload-names.ts'
 export interface ImageSetRoutesOptions {
   maxUploadBytes: number
 }
-
-const IdParams = z.object({ id: z.string().min(1) })
 
 const errors = {
   400: ErrorBody,
@@ -86,7 +84,7 @@ export const imageSetRoutes: FastifyPluginAsyncZod<ImageSetRoutesOptions> = asyn
           'Image INDEX of the set (label order, as evaluations number them) as PNG: …/images/INDEX.png',
         tags: ['image-sets'],
         params: z.object({
-          id: z.string().min(1),
+          id: EntityId,
           file: z.string().regex(/^\d+\.png$/, 'expected INDEX.png'),
         }),
       },

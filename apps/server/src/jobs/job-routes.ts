@@ -1,4 +1,4 @@
-import { ErrorBody, type JobEvent, JobEventList } from '@codebook/shared'
+import { ErrorBody, IdParams, type JobEvent, JobEventList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 
@@ -40,7 +40,7 @@ export function jobEventsRoute(
       schema: {
         summary: `Stored events of a ${noun} with seq > after, in order`,
         tags: [collection],
-        params: z.object({ id: z.string().min(1) }),
+        params: IdParams,
         querystring: EventsQuery,
         response: { 200: JobEventList, 400: ErrorBody, 404: ErrorBody },
       },

@@ -1,11 +1,8 @@
 import { kernelNames } from '@codebook/runtime'
-import { CreateRun, ErrorBody, ListPageQuery, Run, RunList } from '@codebook/shared'
+import { CreateRun, ErrorBody, IdParams, ListPageQuery, Run, RunList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { ApiError } from '../http/api-error.ts'
 import { jobEventsRoute } from '../jobs/job-routes.ts'
-
-const IdParams = z.object({ id: z.string().min(1) })
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody }
 

@@ -1,9 +1,7 @@
-import { CreateStudy, ErrorBody, Study, StudyList } from '@codebook/shared'
+import { CreateStudy, ErrorBody, IdParams, Study, StudyList } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { jobEventsRoute } from '../jobs/job-routes.ts'
-
-const IdParams = z.object({ id: z.string().min(1) })
 
 const errors = {
   400: ErrorBody,

@@ -1,6 +1,7 @@
 import { CodebookError, formatTopology, parseTopology } from '@codebook/runtime'
 import {
   ErrorBody,
+  IdParams,
   ListPageQuery,
   ParseTopologyRequest,
   ParseTopologyResult,
@@ -20,7 +21,6 @@ import { checkTopology } from './topology-service.ts'
 
 const SaveBody = SaveTopology.extend({ topology: TopologyField })
 const RenderBody = RenderTopologyRequest.extend({ topology: TopologyField })
-const IdParams = z.object({ id: z.string().min(1) })
 const VersionParams = IdParams.extend({ version: z.coerce.number().int().positive() })
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 429: ErrorBody }

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises'
 import {
   AssignmentFormat,
   ErrorBody,
+  IdParams,
   IterationReport,
   VocabularyExportFormat,
   VocabularyList,
@@ -12,8 +13,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../http/api-error.ts'
 import { exportContentTypes, exportFileName, exportVocabulary } from './vocabulary-export.ts'
-
-const IdParams = z.object({ id: z.string().min(1) })
 
 const AssignmentsQuery = z.object({
   format: AssignmentFormat.default('npy').describe('npy | csv'),
