@@ -2,7 +2,7 @@
  * How much slower a random chain order is than the rack-ordered chain, by the simulator, over
  * many random orders (the lab's `chain-random`: root first, then a seeded shuffle; seeds 1…N).
  * Prints one JSON line per lab shape: the distribution of the predicted ratio (mean, quantiles,
- * share of orders at ≥ 2 × and ≥ 5 ×, how many orders put c hops on their busiest uplink direction) beside the uplink bound of docs/reproductions.md
+ * share of orders at ≥ 2 × and ≥ 5 ×, how many orders put c hops on their busiest uplink direction) beside the uplink bound of docs/lab.md
  * ("Random chains: the uplink bound"): a pipelined chain runs at its slowest link's share, and
  * an uplink direction carrying c hops of the chain gives each uplink / c, so the ratio is
  * max(1, c_max · node / uplink) ≤ hostsPerRack · node / uplink.

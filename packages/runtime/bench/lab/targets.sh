@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# The issue's lab targets, in the order docs/reproductions.md ("Network lab") quotes them.
+# Issue 19's lab runs. Superseded by the reproduction experiments (from packages/runtime:
+# npx tsx bench/reproductions/run.ts lab-broadcast lab-socket-buffers; bench/reproductions/experiments.ts)
+# except for "random" and "uplinks", which rerun the random-chain tables of docs/lab.md
+# ("Random chains: the uplink bound"); "main" and "buffers" are kept for comparison with older runs.
 # Needs root and a built runtime (npx turbo run build). Prints the load before each run.
 # Usage: [LAB=N] targets.sh [main|random|buffers|uplinks] (default: all four, ~10 minutes at low load).
 # On a shared machine run it under the bench lock: flock /tmp/codebook-bench.lock timeout 600 …

@@ -1,5 +1,5 @@
 /**
- * Draws docs/reproductions.md's mapping charts (SVG, echarts server-side rendering) from the
+ * Draws the mapping charts docs/reproductions.md shows (SVG, echarts server-side rendering) from the
  * JSON `reproduce.ts` writes. The paper's figures are not reproduced as data here (we have its
  * stated claims only): each chart marks the claim it is compared with.
  *

@@ -1,5 +1,5 @@
 /**
- * The data behind docs/reproductions.md's "Geo-distributed process mapping": Zhou & He's
+ * The data behind docs/reproductions.md's mapping charts and "Figs. 7, 9 and 10" tables: Zhou & He's
  * Figures 6 (gain per pattern), 7 (gain vs scale), 9 (CDF of random mappings) and 10 (best of
  * K random mappings vs K), recomputed with Codebook's planners on a site profile (the paper's
  * ec2-4 or azure-3), constraint ratio 0.2, for geo (Algorithm 1) and geo-refined. Writes the JSON

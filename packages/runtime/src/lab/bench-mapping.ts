@@ -116,7 +116,7 @@ export type PlacedKmeansRun = Pick<
 /**
  * GFLOP/s of the TypeScript reference kernel on one core: one worker's map task of this bench
  * (500 × 128 points, k = 1,000) took 118 ms alone under the bench lock (1.09 GFLOP/s,
- * docs/reproductions.md, "Placement in the lab"), rounded down.
+ * docs/lab.md, "A makespan model against the lab"), rounded down.
  */
 export const REFERENCE_KERNEL_GFLOPS = 1
 

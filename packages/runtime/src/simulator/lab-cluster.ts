@@ -1,14 +1,14 @@
 import type { ClusterSpec } from './cluster-network.ts'
 
 /**
- * What the network lab taught the simulator (docs/reproductions.md, "Network lab"):
+ * What the network lab taught the simulator (docs/lab.md, "What the lab taught the simulator"):
  *
  * - `tc` shapes whole Ethernet frames, so TCP moves payload at MSS / frame = 1448 / 1514 of the
  *   rate (20 B IP, 32 B TCP with timestamps, 14 B Ethernet per 1448 B segment).
  * - A connection keeps only a fraction of its socket buffer limit B in flight (the kernel counts
  *   skb overhead against the buffer and advertises part of the rest), so it moves at most that
  *   window per round trip. The fraction grows with B; `LAB_WINDOW_FRACTION` is measured on this
- *   machine's kernel (6.18) with 2 hosts, 5 ms per hop and 1 MiB chains (docs/reproductions.md)
+ *   machine's kernel (6.18) with 2 hosts, 5 ms per hop and 1 MiB chains (same section)
  *   and interpolated in log₂ B, clamped at the ends.
  */
 export const LAB_PAYLOAD_EFFICIENCY = 1448 / 1514

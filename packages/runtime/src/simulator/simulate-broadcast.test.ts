@@ -173,7 +173,7 @@ describe("bucket: the scatter's order (the lab measured the difference)", () => 
   })
 })
 
-describe('random chains: the uplink bound (docs/reproductions.md)', () => {
+describe('random chains: the uplink bound (docs/lab.md)', () => {
   it('over every order of 2 racks × 3 hosts, the slowdown is the busiest uplink direction, at most hostsPerRack · node / uplink', () => {
     // Uplink = node rate, so the ceiling is 3: reached only when all 3 hosts of a rack hand off across.
     const perRack = 3

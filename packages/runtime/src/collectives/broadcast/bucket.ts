@@ -9,7 +9,7 @@ import { blockBounds, type Group, groupIndex, recvFrom, sendTo } from '../group.
  * The root's link carries 2(p − 1) blocks, the critical path, so nothing may slow it. A rank
  * starts its ring as soon as it holds its own block; sent into a successor still receiving its
  * scatter block, that ring stream took half the successor's receive link from the root (the
- * lab's +18–22 %: docs/reproductions.md, "Bucket: the scatter's order"). So a rank sends its
+ * lab's +18–22 %: docs/lab.md, "Bucket: the scatter's order"). So a rank sends its
  * first ring block only once its successor says it holds its own (an empty READY message), and
  * the root scatters last rank first, so that word is usually there before it is needed. The
  * order alone is not enough: the kernel's socket buffers let the root's "in turn" sends overlap

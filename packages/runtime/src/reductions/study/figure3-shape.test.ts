@@ -12,7 +12,7 @@ function means(cv: number, runs: number): Record<ReductionAlgorithm, number> {
 }
 
 // Issue 20's targets for the paper's Figure 3 shape, on 3,000 instances a point instead of
-// 100,000 (docs/reproductions.md has the full run). The algorithms meet the same instances, so
+// 100,000 (docs/reproductions.md, "Figure 3", has the full run). The algorithms meet the same instances, so
 // the comparisons are paired: at CV ≤ 3 the margins (≥ 5 % at CV 3, a steady 0.1 % between
 // Binomial-stat and Tree-dyn at CV 0.01) hold for every seed tried; CV 10's heavy tail is
 // only checked for the 15 % spread.
