@@ -23,7 +23,18 @@ function announceApiToken(apiToken: ApiToken, url: string): void {
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
-  const server = await startServer(config)
+  let server: Awaited<ReturnType<typeof startServer>>
+  try {
+    server = await startServer(config)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException)?.code !== 'EADDRINUSE') throw err
+    // Exit 2 with one line, not a stack: the usual first-start problem, with its remedy.
+    const next = config.port === 0 ? 8080 : config.port + 1
+    process.stderr.write(
+      `codebook server: PORT_IN_USE: port ${config.port} on ${config.host} is taken by another program; start on another with PORT=${next} npm start\n`,
+    )
+    process.exit(2)
+  }
   server.app.log.info({ home: config.home }, `Codebook server listening on ${server.url}`)
   announceApiToken(server.app.apiToken, server.url)
   let stopping = false

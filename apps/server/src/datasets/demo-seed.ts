@@ -30,11 +30,22 @@ export interface SeedDeps {
 /**
  * Creates the demo dataset on a home's first start: the runtime turns the digits image into a
  * gzipped HOG text file, which then goes through the normal import path (format `hog-text`).
+ * A demo whose import failed (a first start cut short by a busy port or Ctrl+C leaves it
+ * `INTERRUPTED`) is removed and seeded again; a demo the user deleted stays deleted.
  * @returns the new dataset's id, or undefined when nothing was seeded.
  */
 export async function seedDemo(deps: SeedDeps): Promise<string | undefined> {
   const { repo, service, paths, log } = deps
-  if ((await repo.getMeta(DEMO_SEEDED_KEY)) !== undefined) return undefined
+  const seeded = (await repo.getMeta(DEMO_SEEDED_KEY)) as { datasetId?: string } | undefined
+  if (seeded !== undefined) {
+    const previous = seeded.datasetId === undefined ? undefined : await repo.get(seeded.datasetId)
+    if (previous?.dataset.status !== 'failed') return undefined
+    log.info(
+      { datasetId: previous.dataset.id, error: previous.dataset.error },
+      'the demo import failed: seeding it again',
+    )
+    await service.remove(previous.dataset.id)
+  }
   const png = deps.pngPath ?? DIGITS_PNG
   try {
     await access(png)
