@@ -33,6 +33,26 @@ describe('API token', () => {
       })
       expect(ErrorBody.parse(basic.json()).code).toBe('UNAUTHORIZED')
 
+      // The scheme is matched case-insensitively (RFC 9110) and spaces around the token are
+      // tolerated; the token itself is exact, and a token with a space inside is no token.
+      const spellings = [
+        [`bearer ${TEST_API_TOKEN}`, 404],
+        [`BEARER ${TEST_API_TOKEN}`, 404],
+        [`Bearer    ${TEST_API_TOKEN}   `, 404],
+        [`Bearer\t${TEST_API_TOKEN}`, 404],
+        [`Bearer ${TEST_API_TOKEN.toUpperCase()}`, 401],
+        [`Bearer ${TEST_API_TOKEN} x`, 401],
+        [`Bearer${TEST_API_TOKEN}`, 401],
+      ] as const
+      for (const [authorization, status] of spellings) {
+        const res = await app.inject({
+          method: 'DELETE',
+          url: '/api/datasets/missing',
+          headers: { authorization },
+        })
+        expect(res.statusCode, authorization).toBe(status)
+      }
+
       // tus creation is a write too.
       const tus = await app.inject({
         method: 'POST',
