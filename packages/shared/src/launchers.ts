@@ -48,5 +48,19 @@ export const RunLaunch = z.object({
   slurmJobIds: z.array(z.string()).default([]),
   /** The workers now, by rank. */
   workers: z.array(PlacedWorker).default([]),
+  /**
+   * `join` and `slurm`, while the run waits for its first p workers: how many have joined, of how
+   * many, and when the wait fails `POOL_REGISTER_TIMEOUT` unless another joins (ISO time; each
+   * join restarts the join timeout); null once they all joined.
+   * The runs list and the run page show it, so a run holding the run slot says why.
+   */
+  waiting: z
+    .object({
+      joined: z.number().int().nonnegative(),
+      expected: z.number().int().positive(),
+      timeoutAt: z.string(),
+    })
+    .nullable()
+    .optional(),
 })
 export type RunLaunch = z.infer<typeof RunLaunch>

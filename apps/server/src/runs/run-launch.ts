@@ -78,6 +78,8 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
     await record()
   }
   let joinAddress = ''
+  // The pool waits up to joinTimeoutMs for each next worker: from its listening, then from each join.
+  const joinDeadline = () => new Date(Date.now() + settings.joinTimeoutMs).toISOString()
   // A failed sbatch stops the wait for workers at once (with sbatch's error, not a timeout).
   const launchFailed = new AbortController()
   let announced: Promise<void> = Promise.resolve()
@@ -103,6 +105,7 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
           rackOfHost: ctx.rackOfHost,
           onListening: (a) => {
             joinAddress = `${settings.joinHost}:${a.port}`
+            launch.waiting = { joined: 0, expected: p.workers, timeoutAt: joinDeadline() }
             // Workers on other hosts must take peers' connections on a routable interface; on loopback, stay there.
             const dataPlane = isLoopback(settings.joinHost) ? '' : ' --host 0.0.0.0'
             // The secret in the environment: on a command line any local user reads it (`ps`).
@@ -110,12 +113,17 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
             announced = announce()
             announced.catch(() => launchFailed.abort())
           },
-          onJoined: (joined, expected) =>
+          onJoined: (joined, expected) => {
+            if (launch.waiting) {
+              launch.waiting = { joined, expected, timeoutAt: joinDeadline() }
+              void record()
+            }
             void report.progressed({
               phase: 'loading',
               fraction: joined / expected,
               message: `${joined} of ${expected} workers joined`,
-            }),
+            })
+          },
           requestReplacement: (rank) =>
             launcher === 'slurm' ? submit(joinAddress, 1, `a replacement for worker ${rank}`) : undefined,
         }).catch(async (err: unknown) => {
@@ -126,6 +134,7 @@ export async function startRunPool(ctx: LaunchContext): Promise<LaunchedPool> {
         })
   await announced
   const placed = () => pool.hosts.map((host, rank) => ({ rank, host, rack: pool.racks[rank] ?? '' }))
+  launch.waiting = null
   launch.workers = placed()
   await record()
   let closing: Promise<void> | undefined

@@ -9,6 +9,7 @@ import {
   IterationReport,
   JobEventList,
   Run,
+  RunList,
   RunLogData,
   type Topology,
   topologyNodes,
@@ -160,6 +161,7 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     for (const n of [...nodes].reverse()) startWorker(launch.joinCommand!, ['--host-name', n.node.name])
     const done = await server.app.runs.settled(run.id)
     expect(done.status).toBe('succeeded')
+    expect(done.launch?.waiting).toBeNull()
     const rackOf = new Map(nodes.map((n) => [n.node.name, n.rack]))
     expect(done.launch?.workers.map((w) => w.rack)).toEqual(
       done.launch?.workers.map((w) => rackOf.get(w.host)),
@@ -178,6 +180,15 @@ describe('runs on workers that join: the join and slurm launchers', () => {
     await waitFor('the waiting line', async () =>
       (await logs(run.id)).includes(`Waiting for 1 worker: run on each host \`${launch.joinCommand}\`.`),
     )
+    // The runs list says why the run holds its slot: 0 of 1 joined, and when the wait times out.
+    const listed = RunList.parse(await (await fetch(`${server.url}/api/runs`)).json()).runs.find(
+      (r) => r.id === run.id,
+    )
+    const waiting = listed?.launch?.waiting
+    expect(waiting).toMatchObject({ joined: 0, expected: 1 })
+    const left = Date.parse(waiting!.timeoutAt) - Date.now()
+    expect(left).toBeGreaterThan(0)
+    expect(left).toBeLessThanOrEqual(60_000) // the test config's join timeout
     const cancelled = await post(`/api/runs/${run.id}/cancel`)
     expect(cancelled.status).toBe(200)
     expect((await server.app.runs.settled(run.id)).status).toBe('cancelled')

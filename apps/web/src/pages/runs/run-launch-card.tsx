@@ -1,5 +1,6 @@
 import type { Run } from '@codebook/shared'
 import { useState } from 'react'
+import { runWaiting } from '../../runs/run-waiting.ts'
 
 /**
  * How a run's workers were started: for `join` and `slurm`, the command that joins the run (to
@@ -10,12 +11,15 @@ export function RunLaunchCard(props: { run: Run }) {
   const [copied, setCopied] = useState(false)
   if (!launch || launch.launcher === 'local') return null
   const waiting = props.run.status === 'running' && launch.workers.length === 0
+  const waitingFor = runWaiting(props.run)
   return (
     <section className="card" aria-label="Launch">
       <div className="card-header">
         <h2>Workers on hosts — {launch.launcher}</h2>
         <span className="card-subtitle">
-          {waiting ? `waiting for ${params.workers} workers to join` : `${launch.workers.length} workers`}
+          {waiting
+            ? (waitingFor ?? `waiting for ${params.workers} workers to join`)
+            : `${launch.workers.length} workers`}
         </span>
       </div>
       {/* Only while the run can still take a worker (a replacement too); the secret dies with the execution. */}

@@ -4,6 +4,7 @@ import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { formatDateTime, formatDuration } from '../../lib/format.ts'
 import { runStopReason } from '../../runs/run-outcome.ts'
+import { runWaiting } from '../../runs/run-waiting.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
 
 /** The runs table, newest first; a row opens the run page, its checkbox selects it for comparison. */
@@ -74,6 +75,11 @@ export function RunTable(props: {
                     </span>
                   )}
                   {r.error && <span className="code-tag">{r.error.code}</span>}
+                  {runWaiting(r) && (
+                    <span className="muted" data-testid="run-waiting">
+                      {runWaiting(r)}
+                    </span>
+                  )}
                 </div>
               </td>
               <td>
