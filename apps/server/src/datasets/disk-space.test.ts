@@ -10,7 +10,7 @@ import { createDatasetService } from './dataset-service.ts'
 import { freeBytes } from './disk-space.ts'
 
 /**
- * 256 MiB of valid CSV rows in a ~1 MB gzip: one 16 MiB member of whole 64-byte lines (8 values
+ * 256 MiB of valid CSV rows in a ~780 KB gzip: one 16 MiB member of whole 64-byte lines (8 values
  * of 8 bytes, stored as 32 bytes of float32), repeated (gunzip reads concatenated members as one
  * stream).
  */
