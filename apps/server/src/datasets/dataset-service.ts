@@ -153,7 +153,11 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     let progressWrites: Promise<void> = Promise.resolve()
     let stats: unknown
     const reserve = deps.diskReserveBytes ?? DISK_RESERVE_BYTES
-    const room = await diskRoom(paths.datasets, reserve)
+    // A file system statfs cannot read is not checked (the child's watch skips it too).
+    const room = await diskRoom(paths.datasets, reserve).catch((err: unknown) => {
+      log.warn({ err, datasetId: id }, 'free disk space unknown; import not checked against it')
+      return { free: Number.POSITIVE_INFINITY, reserve, usable: Number.POSITIVE_INFINITY }
+    })
     // A plain upload's stored rows take about its size (text shrinks, .npy stays the same).
     if (request.sourceBytes > room.usable)
       throw insufficientSpace(
@@ -167,7 +171,10 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
         uploadPath: request.uploadPath,
         destDir: datasetDir(paths, id),
         format: request.format,
-        options: { ...deps.importOptions, maxExpandedBytes },
+        // Infinity would reach the child as null (JSON): no bound is no key.
+        options: Number.isFinite(maxExpandedBytes)
+          ? { ...deps.importOptions, maxExpandedBytes }
+          : { ...deps.importOptions },
         progressIntervalMs: PROGRESS_INTERVAL_MS,
         maxRssBytes: (deps.childLimits ?? IMPORT_CHILD_LIMITS).maxRssBytes,
         diskReserveBytes: reserve,
