@@ -3,7 +3,7 @@ import { workerApplications } from '../../applications.ts'
 import { parseHostPort } from '../../framework/spawn.ts'
 import { runWorker } from '../../framework/worker.ts'
 
-/** Registers `codebook worker --join HOST:PORT --token SECRET [--rack R] [--host-name N]`: a worker node started apart from the driver. */
+/** Registers `CODEBOOK_JOIN_TOKEN=SECRET codebook worker --join HOST:PORT [--rack R] [--host-name N]` (or `--token SECRET`): a worker node started apart from the driver. */
 export function registerWorker(program: Command): void {
   program
     .command('worker')
@@ -14,7 +14,7 @@ export function registerWorker(program: Command): void {
     .requiredOption('--join <host:port>', "the driver's control address")
     .option(
       '--token <secret>',
-      "the run's secret (the driver refuses a worker without it: JOIN_REFUSED; default $CODEBOOK_JOIN_TOKEN)",
+      "the run's secret (the driver refuses a worker without it: JOIN_REFUSED); prefer $CODEBOOK_JOIN_TOKEN, since every local user sees a command line in ps",
     )
     .option('--rack <rack>', 'rack of this node (a topology given to the driver overrides it)')
     .option(
