@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.ts'
 import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 import { createDatasetRepo } from './dataset-repo.ts'
-import { DEMO_NAME, seedDemo } from './demo-seed.ts'
+import { DEMO_NAME, DEMO_SEEDED_KEY, seedDemo } from './demo-seed.ts'
 
 describe('demo dataset seed', () => {
   let home: Awaited<ReturnType<typeof makeTempHome>>
@@ -39,6 +39,37 @@ describe('demo dataset seed', () => {
       expect(await list()).toEqual([])
     } finally {
       await app.close()
+    }
+  })
+
+  it('seeds the demo again when its first import failed (a first start cut short)', async () => {
+    const other = await makeTempHome()
+    const app = await buildApp(testConfig(other.home, undefined, { seedDemo: false }))
+    try {
+      const repo = createDatasetRepo(app.db)
+      // What a first start killed mid-import leaves: the meta key, and the demo marked INTERRUPTED.
+      const cut = await repo.insert({
+        id: 'demo-cut',
+        name: DEMO_NAME,
+        format: 'hog-text',
+        sourceBytes: 1,
+        uploadId: null,
+      })
+      await repo.markFailed(cut.dataset.id, { code: 'INTERRUPTED', message: 'the server stopped' })
+      await repo.setMeta(DEMO_SEEDED_KEY, { datasetId: cut.dataset.id })
+
+      const id = await seedDemo({ repo, service: app.datasets, paths: app.home, log: app.log })
+      expect(id).toBeDefined()
+      expect(id).not.toBe(cut.dataset.id)
+      expect(await repo.get(cut.dataset.id)).toBeUndefined()
+      await expect
+        .poll(async () => (await repo.get(id!))?.dataset.status, { timeout: 60_000, interval: 250 })
+        .toBe('ready')
+      // Once it is ready, a later start leaves it alone.
+      expect(await seedDemo({ repo, service: app.datasets, paths: app.home, log: app.log })).toBeUndefined()
+    } finally {
+      await app.close()
+      await other.remove()
     }
   })
 })
