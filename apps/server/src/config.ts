@@ -53,9 +53,10 @@ const GiB = 1024 ** 3
 
 /**
  * Default of `CODEBOOK_MAX_WORKERS_PER_RUN`: twice the cores, at least 2. Workers beyond the cores
- * only share them (a run's iteration is CPU-bound), and since workers run at a lower priority than
- * the server, 2 × cores keeps `/api/health` fast while still allowing a run to overlap its
- * communication with compute (measured in docs/benchmarks.md, "Open reads and the worker cap").
+ * only share them (a run's iteration is CPU-bound); 2 × cores still lets a run overlap its
+ * communication with compute, and the workers run 10 nicer than the server, so the server keeps
+ * its share of the cores. (A rule of thumb, not a measured optimum: the 16-worker default it
+ * replaces took health to 1.37 s on 2 cores, issue 31.)
  */
 export function defaultMaxWorkersPerRun(cores = availableParallelism()): number {
   return Math.min(256, Math.max(2, 2 * cores))
