@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { EntityId } from './ids.ts'
 import { JobStatus } from './jobs.ts'
 import { RunLaunch, RunLauncher, SlurmLaunch } from './launchers.ts'
-import { NextBefore } from './list-page.ts'
+import { ListPageQuery, NextBefore } from './list-page.ts'
+import { DisplayName, isPrintable, printableString } from './names.ts'
 import {
   AggregationField,
   hnswBounds,
@@ -257,12 +258,58 @@ export const KmeansSpec = RunParams.pick({
 })
 export type KmeansSpec = z.infer<typeof KmeansSpec>
 
+/** Bounds of a run's research-log labels (`PATCH /api/runs/:id`). */
+export const runLabelBounds = { notesChars: 10_000, tags: 32, tagChars: 40 } as const
+
+/** One tag of a run: trimmed, 1–40 printable characters. */
+export const RunTag = z
+  .string()
+  .trim()
+  .min(1, 'a tag must not be empty')
+  .max(runLabelBounds.tagChars, `a tag must be at most ${runLabelBounds.tagChars} characters`)
+  .refine(isPrintable, 'a tag must be printable: no control characters such as NUL or newline')
+
+/**
+ * Body of `PATCH /api/runs/:id`: any of the run's research-log labels. `name` follows the shared
+ * {@link DisplayName} rules (null clears it); `tags` replaces the list (the server drops duplicates, keeping the order).
+ */
+export const UpdateRun = z
+  .strictObject({
+    name: DisplayName.nullable().optional(),
+    notes: z
+      .string()
+      .max(runLabelBounds.notesChars, `notes must be at most ${runLabelBounds.notesChars} characters`)
+      .refine(
+        (text) => isPrintable(text.replace(/[\t\n\r]/g, ' ')),
+        'notes: no control characters but tab and newline',
+      )
+      .optional(),
+    tags: z.array(RunTag).max(runLabelBounds.tags, `at most ${runLabelBounds.tags} tags`).optional(),
+  })
+  .refine((v) => v.name !== undefined || v.notes !== undefined || v.tags !== undefined, {
+    message: 'give at least one of name, notes, tags',
+  })
+export type UpdateRun = z.infer<typeof UpdateRun>
+
+/**
+ * Body of `POST /api/runs`: a {@link CreateRun}, or `cloneOf` (a run's id) and any fields to
+ * change: the server fills the rest from that run's stored params before checking the body.
+ */
+export const CreateRunRequest = CreateRun.extend({ cloneOf: EntityId.optional() })
+export type CreateRunRequest = z.input<typeof CreateRunRequest>
+
 /** A K-means run as stored and served by `/api/runs`. */
 export const Run = z.object({
   id: z.string(),
   datasetId: z.string(),
   status: JobStatus,
   params: RunParams,
+  /** The name a user gave it (null: none; pages show its dataset and k instead). */
+  name: z.string().nullable().optional(),
+  /** Free-text notes (≤ 10,000 characters; newlines allowed). */
+  notes: z.string().optional(),
+  /** Tags (≤ 32, each 1–40 printable characters). */
+  tags: z.array(z.string()).optional(),
   /** Iterations finished so far (0 before the first one). */
   iteration: z.number().int().nonnegative(),
   /** Inertia reported by the last finished iteration; null before the first one. */
@@ -283,6 +330,54 @@ export type Run = z.infer<typeof Run>
 /** `GET /api/runs?limit&before`: one page, newest first (see {@link ListPageQuery}). */
 export const RunList = z.object({ runs: z.array(Run), nextBefore: NextBefore })
 export type RunList = z.infer<typeof RunList>
+
+/**
+ * Query of `GET /api/runs`: a page ({@link ListPageQuery}) of the runs matching every filter
+ * given (AND). `q` matches, case-insensitively, the run's id, name, notes, tags or its dataset's name.
+ */
+export const RunListQuery = ListPageQuery.extend({
+  tag: RunTag.optional().describe('runs carrying this tag'),
+  datasetId: EntityId.optional().describe('runs of this dataset'),
+  status: JobStatus.optional().describe('runs in this status'),
+  k: z.coerce.number().int().positive().optional().describe('runs with this k'),
+  q: printableString(200)
+    .trim()
+    .min(1)
+    .optional()
+    .describe('text in the id, name, notes, tags or dataset name'),
+  createdAfter: z.iso.datetime({ offset: true }).optional().describe('runs created at or after this instant'),
+  createdBefore: z.iso.datetime({ offset: true }).optional().describe('runs created before this instant'),
+})
+export type RunListQuery = z.infer<typeof RunListQuery>
+
+/** Formats of `GET /api/runs/:id/iterations`. */
+export const iterationFormats = ['json', 'csv'] as const
+export const IterationsQuery = z.object({ format: z.enum(iterationFormats).default('json') })
+
+/** One iteration of a run as `GET /api/runs/:id/iterations` lists it (the last report of each number). */
+export const IterationRow = z.object({
+  iteration: z.number().int().positive(),
+  /** Full precision (the float64 the runtime reported). */
+  inertia: z.number(),
+  reassigned: z.number().int().nonnegative(),
+  /** Per stage: critical-path ms and payload bytes. */
+  stages: z.record(StageName, z.object({ ms: z.number(), bytes: z.number() })),
+})
+export type IterationRow = z.infer<typeof IterationRow>
+/** The `json` answer of `GET /api/runs/:id/iterations`. */
+export const RunIterations = z.object({ runId: z.string(), iterations: z.array(IterationRow) })
+export type RunIterations = z.infer<typeof RunIterations>
+
+/** `DELETE /api/runs/:id?vocabulary=keep|delete`: what becomes of the run's vocabulary (default keep). */
+export const DeleteRunQuery = z.object({ vocabulary: z.enum(['keep', 'delete']).default('keep') })
+export type DeleteRunQuery = z.infer<typeof DeleteRunQuery>
+
+/**
+ * `run:changed` (server → every client): a run was created, changed state, was relabelled or
+ * deleted, wherever that happened (API, CLI, another tab). Lists refetch on it.
+ */
+export const RunChanged = z.object({ id: z.string(), change: z.enum(['state', 'labels', 'deleted']) })
+export type RunChanged = z.infer<typeof RunChanged>
 
 /** `data` of a `log` event: one line of what the run did (loading, init, retries, worker loss). */
 export const RunLogData = z.object({

@@ -7,6 +7,7 @@
 import type { z } from 'zod'
 import { DatasetEvent } from './datasets.ts'
 import { JobJoin, type JobJoinAck, JobLeave, JobSocketEvent } from './jobs.ts'
+import { RunChanged } from './runs.ts'
 
 /** Every socket.io event name Codebook uses; code names events through this, never a string of its own. */
 export const socketEvents = {
@@ -18,12 +19,15 @@ export const socketEvents = {
   jobEvent: 'job:event',
   /** server → every client: `DatasetEvent` (import progress, state, deletion). */
   datasetEvent: 'dataset:event',
+  /** server → every client: `RunChanged` (a run created, changed state, relabelled or deleted). */
+  runChanged: 'run:changed',
 } as const
 
 /** Events the server emits (socket.io's second `Server` type parameter, the client's first). */
 export interface ServerToClientEvents {
   [socketEvents.jobEvent]: (event: JobSocketEvent) => void
   [socketEvents.datasetEvent]: (event: DatasetEvent) => void
+  [socketEvents.runChanged]: (event: RunChanged) => void
 }
 
 /**
@@ -39,6 +43,7 @@ export interface ClientToServerEvents {
 export const serverEventSchemas = {
   [socketEvents.jobEvent]: JobSocketEvent,
   [socketEvents.datasetEvent]: DatasetEvent,
+  [socketEvents.runChanged]: RunChanged,
 } as const satisfies { [E in keyof ServerToClientEvents]: z.ZodType<Parameters<ServerToClientEvents[E]>[0]> }
 
 /** The schema of each client event's payload: the server parses what it receives with it. */

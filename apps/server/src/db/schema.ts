@@ -86,6 +86,10 @@ export const runs = pgTable(
     vocabularyId: text('vocabulary_id'),
     /** How the workers were started (launcher, Slurm job ids, each worker's host and rack); null before the run ran. */
     launch: jsonb('launch').$type<RunLaunch>(),
+    /** Research-log labels (`PATCH /api/runs/:id`): a user-given name (null: none), notes, tags. */
+    name: text('name'),
+    notes: text('notes').notNull().default(''),
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
   },
   (t) => [index('runs_created_at_idx').on(t.createdAt), index('runs_status_idx').on(t.status)],
 )
@@ -116,8 +120,22 @@ export const vocabularies = pgTable('vocabularies', {
   d: integer('d').notNull(),
   /** Absolute path of the .npy at the time it was written. */
   path: text('path').notNull(),
+  /**
+   * Where it came from, copied from its run when the run is deleted and the vocabulary kept
+   * (`DELETE /api/runs/:id?vocabulary=keep`); null while the run exists.
+   */
+  origin: jsonb('origin').$type<VocabularyOrigin>(),
   createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
 })
+
+/** What a kept vocabulary remembers of its deleted run. */
+export interface VocabularyOrigin {
+  datasetId: string
+  params: RunParams
+  inertia: number | null
+  /** Inertia of iteration 1, 2, … (the run's events are deleted with it). */
+  inertiaHistory: number[]
+}
 
 /**
  * A named cluster description. Every save appends a row to `topology_versions`; runs record the

@@ -19,6 +19,7 @@ export const HEAVY_READS: ReadonlySet<string> = new Set([
   '/api/vocabularies/:id/export',
   '/api/vocabularies/:id/assignments',
   '/api/runs/:id/events',
+  '/api/runs/:id/iterations',
   '/api/evaluations/:id/events',
   '/api/studies/:id/events',
 ])

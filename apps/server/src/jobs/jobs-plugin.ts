@@ -1,4 +1,4 @@
-import type { IterationReport, JobEvent, JobKind } from '@codebook/shared'
+import { type IterationReport, type JobEvent, type JobKind, socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createJobFeed, type JobFeed } from './job-feed.ts'
@@ -34,6 +34,9 @@ async function jobsPluginImpl(app: FastifyInstance): Promise<void> {
     (kind, id, event) => {
       if (kind === 'run' && event.type === 'iteration')
         app.metrics.observeIteration(event.data as IterationReport)
+      // Every client's run lists follow runs created or changed anywhere (API, CLI, another tab).
+      if (kind === 'run' && event.type === 'state')
+        app.io.emit(socketEvents.runChanged, { id, change: 'state' })
       socket.publish(kind, id, event)
     },
     app.log,

@@ -1,9 +1,18 @@
-import type { FinalJobStatus, ListPageQuery, Run, RunLaunch, RunParams } from '@codebook/shared'
-import { desc, eq, gt } from 'drizzle-orm'
+import type {
+  FinalJobStatus,
+  IterationRow,
+  Run,
+  RunLaunch,
+  RunListQuery,
+  RunParams,
+  UpdateRun,
+} from '@codebook/shared'
+import { and, desc, eq, gt, gte, lt, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
 import { type ListPage, readPage } from '../db/list-page.ts'
-import { runs, vocabularies } from '../db/schema.ts'
+import { datasets, jobEvents, runs, type VocabularyOrigin, vocabularies } from '../db/schema.ts'
 import { type JobEnding, jobTransitions } from '../jobs/job-table.ts'
+import { readIterations } from './run-iterations.ts'
 
 type RunRow = typeof runs.$inferSelect
 
@@ -18,6 +27,9 @@ function toRun(row: RunRow): Run {
     vocabularyId: row.vocabularyId,
     checkpointIteration: row.checkpointIteration,
     launch: row.launch,
+    name: row.name,
+    notes: row.notes,
+    tags: row.tags,
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
@@ -35,7 +47,32 @@ export interface StoredVocabulary {
   k: number
   d: number
   path: string
+  /** Set once its run was deleted and it was kept. */
+  origin: VocabularyOrigin | null
   createdAt: string
+}
+
+/** A `LIKE` pattern matching `text` anywhere (its `%`, `_` and `\\` taken literally). */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+/** The conditions of a list's filters (AND); undefined when none is given. */
+function listFilters(query: RunListQuery): SQL | undefined {
+  const conditions: SQL[] = []
+  if (query.tag !== undefined) conditions.push(sql`${runs.tags} @> ${JSON.stringify([query.tag])}::jsonb`)
+  if (query.datasetId !== undefined) conditions.push(eq(runs.datasetId, query.datasetId))
+  if (query.status !== undefined) conditions.push(eq(runs.status, query.status))
+  if (query.k !== undefined) conditions.push(sql`(${runs.params}->>'k')::bigint = ${query.k}`)
+  if (query.createdAfter !== undefined) conditions.push(gte(runs.createdAt, new Date(query.createdAfter)))
+  if (query.createdBefore !== undefined) conditions.push(lt(runs.createdAt, new Date(query.createdBefore)))
+  if (query.q !== undefined) {
+    const like = containing(query.q)
+    conditions.push(
+      sql`(${runs.id} ilike ${like} or ${runs.name} ilike ${like} or ${runs.notes} ilike ${like} or ${runs.tags}::text ilike ${like} or exists (select 1 from ${datasets} where ${datasets.id} = ${runs.datasetId} and ${datasets.name} ilike ${like}))`,
+    )
+  }
+  return conditions.length === 0 ? undefined : and(...conditions)
 }
 
 /**
@@ -45,8 +82,15 @@ export interface StoredVocabulary {
 export interface RunRepo {
   insert(id: string, params: RunParams): Promise<Run>
   get(id: string): Promise<Run | undefined>
-  /** One page, newest first (400 `INVALID_CURSOR` for an unknown `before`). */
-  list(page: ListPageQuery): Promise<ListPage<Run>>
+  /** One page of the runs matching the query's filters, newest first (400 `INVALID_CURSOR` for an unknown `before`). */
+  list(query: RunListQuery): Promise<ListPage<Run>>
+  /** Sets the labels given; undefined when there is no such run. */
+  updateLabels(id: string, labels: UpdateRun): Promise<Run | undefined>
+  /**
+   * Deletes the run's record and events (one transaction); a kept vocabulary is given `origin`
+   * first. False when there was no such run.
+   */
+  remove(id: string, keptVocabulary?: { id: string; origin: VocabularyOrigin }): Promise<boolean>
   /** Ids of queued runs, oldest first (the queue order after a restart). */
   queuedIds(): Promise<string[]>
   /** queued → running; undefined when the run is no longer queued (e.g. cancelled meanwhile). */
@@ -66,7 +110,9 @@ export interface RunRepo {
   requeue(id: string): Promise<Run | undefined>
   /** Marks every `running` run `interrupted` (server start after a crash or stop); returns them. */
   interruptRunning(): Promise<Run[]>
-  insertVocabulary(v: Omit<StoredVocabulary, 'createdAt'>): Promise<StoredVocabulary>
+  /** One row per iteration (see {@link readIterations}). */
+  iterations(id: string): Promise<IterationRow[]>
+  insertVocabulary(v: Omit<StoredVocabulary, 'createdAt' | 'origin'>): Promise<StoredVocabulary>
   getVocabulary(id: string): Promise<StoredVocabulary | undefined>
 }
 
@@ -86,15 +132,42 @@ export function createRunRepo(db: Database): RunRepo {
       const [row] = await db.select().from(runs).where(eq(runs.id, id))
       return toRunOrUndefined(row)
     },
-    async list(page) {
+    async list(query) {
+      const filters = listFilters(query)
       const listed = await readPage(
         db,
         { table: runs, order: runs.createdAt, id: runs.id },
-        page,
+        query,
         (where, limit) =>
-          db.select().from(runs).where(where).orderBy(desc(runs.createdAt), desc(runs.id)).limit(limit),
+          db
+            .select()
+            .from(runs)
+            .where(and(filters, where))
+            .orderBy(desc(runs.createdAt), desc(runs.id))
+            .limit(limit),
       )
       return { ...listed, items: listed.items.map(toRun) }
+    },
+    async updateLabels(id, labels) {
+      const [row] = await db
+        .update(runs)
+        .set({
+          ...(labels.name !== undefined ? { name: labels.name } : {}),
+          ...(labels.notes !== undefined ? { notes: labels.notes } : {}),
+          ...(labels.tags !== undefined ? { tags: [...new Set(labels.tags)] } : {}),
+        })
+        .where(eq(runs.id, id))
+        .returning()
+      return toRunOrUndefined(row)
+    },
+    async remove(id, kept) {
+      return db.transaction(async (tx) => {
+        if (kept !== undefined)
+          await tx.update(vocabularies).set({ origin: kept.origin }).where(eq(vocabularies.id, kept.id))
+        const removed = await tx.delete(runs).where(eq(runs.id, id)).returning({ id: runs.id })
+        await tx.delete(jobEvents).where(and(eq(jobEvents.kind, 'run'), eq(jobEvents.jobId, id)))
+        return removed.length > 0
+      })
     },
     queuedIds: job.queuedIds,
     markRunning: async (id) => toRunOrUndefined(await job.markRunning(id)),
@@ -109,6 +182,7 @@ export function createRunRepo(db: Database): RunRepo {
     requeue: async (id) =>
       toRunOrUndefined(await job.requeue(id, RESUMABLE_STATUSES, gt(runs.checkpointIteration, 0))),
     interruptRunning: async () => (await job.interruptRunning()).map(toRun),
+    iterations: (id) => readIterations(db, id),
     async insertVocabulary(v) {
       const [row] = await db.insert(vocabularies).values(v).returning()
       return { ...row!, createdAt: row!.createdAt.toISOString() }

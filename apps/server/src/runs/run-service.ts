@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto'
-import { copyFile, link, mkdir, rm } from 'node:fs/promises'
+import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Dataset, JobEvent, ListPageQuery, Run, RunParams, Vocabulary } from '@codebook/shared'
+import {
+  type Dataset,
+  type IterationRow,
+  isFinalJobStatus,
+  type JobEvent,
+  type Run,
+  type RunChanged,
+  type RunListQuery,
+  type RunParams,
+  type UpdateRun,
+  type Vocabulary,
+} from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ListPage } from '../db/list-page.ts'
+import type { VocabularyOrigin } from '../db/schema.ts'
 import { ApiError } from '../http/api-error.ts'
 import { hideServerPaths } from '../http/hide-paths.ts'
 import type { JobFeed } from '../jobs/job-feed.ts'
@@ -34,6 +46,10 @@ export interface RunServiceDeps {
   workerLaunch: LaunchSettings
   /** A saved topology version; without it runs cannot name a topology. */
   getTopology?: GetTopology
+  /** Deletes a vocabulary with its files (`DELETE /api/runs/:id?vocabulary=delete`). */
+  removeVocabulary?: (id: string) => Promise<void>
+  /** Tells every client that a run was relabelled or deleted (state changes go out with the feed's `state` events). */
+  changed?: (change: RunChanged) => void
 }
 
 /** The run service behind `/api/runs`: queue, execution on a worker pool, cancel, event log. */
@@ -42,9 +58,19 @@ export interface RunService {
   create(params: RunParams): Promise<Run>
   /** @throws ApiError 404 `RUN_NOT_FOUND`. */
   get(id: string): Promise<Run>
-  /** Newest first. */
-  /** One page of runs, newest first. */
-  list(page: ListPageQuery): Promise<ListPage<Run>>
+  /** One page of the runs matching the query's filters, newest first. */
+  list(query: RunListQuery): Promise<ListPage<Run>>
+  /** Sets a run's name, notes or tags. @throws ApiError 404 `RUN_NOT_FOUND`. */
+  update(id: string, labels: UpdateRun): Promise<Run>
+  /**
+   * Deletes a run: a queued or running one is cancelled first (its workers gone), then its record,
+   * events and folder (checkpoints) go; its vocabulary too unless `keep`, in which case the
+   * vocabulary remembers the run's dataset, params and inertia (`origin`).
+   * @throws ApiError 404 `RUN_NOT_FOUND`.
+   */
+  remove(id: string, vocabulary: 'keep' | 'delete'): Promise<void>
+  /** One row per iteration. @throws ApiError 404 `RUN_NOT_FOUND`. */
+  iterations(id: string): Promise<IterationRow[]>
   /**
    * Cancels a queued or running run: a running one is aborted, its worker processes shut down
    * (killed after 3 s), and resolves once it is `cancelled`.
@@ -57,8 +83,11 @@ export interface RunService {
    * @throws ApiError 409 `RUN_NOT_RESUMABLE` when the run is in another state or has no checkpoint.
    */
   resume(id: string): Promise<Run>
-  /** One vocabulary and its centroids file (k × d float32 .npy). @throws ApiError 404 `VOCABULARY_NOT_FOUND`. */
-  vocabulary(id: string): Promise<{ vocabulary: Vocabulary; file: string }>
+  /**
+   * One vocabulary, its centroids file (k × d float32 .npy) and, when its run was deleted, what it
+   * kept of it. @throws ApiError 404 `VOCABULARY_NOT_FOUND`.
+   */
+  vocabulary(id: string): Promise<{ vocabulary: Vocabulary; file: string; origin: VocabularyOrigin | null }>
   /** Stored events with seq > after, in order, at most `limit`. @throws ApiError 404 `RUN_NOT_FOUND`. */
   events(id: string, after: number, limit?: number): Promise<JobEvent[]>
   /** Resolves with the record once the run is no longer queued or running. */
@@ -216,6 +245,24 @@ export function createRunService(deps: RunServiceDeps): RunService {
     )
   }
 
+  /**
+   * Removes a deleted run's folder (checkpoints); a kept vocabulary's cached assignments (under
+   * `assignments/`) stay, since the vocabulary still serves them.
+   */
+  async function removeRunFolder(id: string, keepAssignments: boolean): Promise<void> {
+    const dir = join(paths.runs, id)
+    if (!keepAssignments) {
+      await rm(dir, { recursive: true, force: true })
+      return
+    }
+    const names = await readdir(dir).catch(() => [] as string[])
+    await Promise.all(
+      names
+        .filter((name) => !name.startsWith('assignments'))
+        .map((name) => rm(join(dir, name), { recursive: true, force: true })),
+    )
+  }
+
   /** The params as stored: a named topology pinned to the version it had at launch. */
   async function withTopologyVersion(params: RunParams): Promise<RunParams> {
     const placed = await runPlacement(params, deps.getTopology)
@@ -249,15 +296,51 @@ export function createRunService(deps: RunServiceDeps): RunService {
       return run
     },
     get: jobs.stored,
-    list: (page) => repo.list(page),
+    list: (query) => repo.list(query),
+    async update(id, labels) {
+      const run = await repo.updateLabels(id, labels)
+      if (run === undefined) throw runNotFound(id)
+      deps.changed?.({ id, change: 'labels' })
+      return run
+    },
+    async remove(id, keepOrDelete) {
+      const before = await jobs.stored(id)
+      // Cancelled first: its workers are gone and its last updates written before anything is deleted.
+      if (!isFinalJobStatus(before.status)) await jobs.stop(id)
+      const run = await jobs.stored(id)
+      const vocabularyId = run.vocabularyId ?? null
+      let kept: { id: string; origin: VocabularyOrigin } | undefined
+      if (vocabularyId !== null && keepOrDelete === 'keep') {
+        const rows = await repo.iterations(id)
+        kept = {
+          id: vocabularyId,
+          origin: {
+            datasetId: run.datasetId,
+            params: run.params,
+            inertia: run.inertia,
+            inertiaHistory: rows.map((r) => r.inertia),
+          },
+        }
+      } else if (vocabularyId !== null) {
+        await deps.removeVocabulary?.(vocabularyId)
+      }
+      if (!(await repo.remove(id, kept))) throw runNotFound(id)
+      await deps.feed.remove('run', id)
+      await removeRunFolder(id, kept !== undefined)
+      deps.changed?.({ id, change: 'deleted' })
+    },
+    async iterations(id) {
+      await jobs.stored(id)
+      return repo.iterations(id)
+    },
     cancel: jobs.cancel,
     resume: jobs.resume,
     async vocabulary(id) {
       const stored = await repo.getVocabulary(id)
       if (stored === undefined) throw new ApiError(404, 'VOCABULARY_NOT_FOUND', `no vocabulary with id ${id}`)
-      const { path: _, ...vocabulary } = stored
+      const { path: _, origin, ...vocabulary } = stored
       // The file is looked up in this home (the stored path is where it was written, maybe another mount).
-      return { vocabulary, file: vocabularyPath(paths, id) }
+      return { vocabulary, file: vocabularyPath(paths, id), origin }
     },
     events: jobs.events,
     settled: jobs.settled,

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { socketEvents } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { LaunchSettings } from './run-launch.ts'
@@ -34,6 +35,9 @@ async function runsPluginImpl(app: FastifyInstance, options: RunsPluginOptions):
     log: app.log,
     // Looked up per call: runs only need the topology store when a run names a topology.
     getTopology: (id, version) => app.topologies.getVersion(id, version),
+    // The vocabularies plugin is registered after this one: looked up per call.
+    removeVocabulary: (id) => app.vocabularies.remove(id),
+    changed: (change) => app.io.emit(socketEvents.runChanged, change),
     workerLaunch: options.workerLaunch,
     maxConcurrentRuns: options.maxConcurrentRuns,
     maxWorkersPerRun: options.maxWorkersPerRun,

@@ -10,7 +10,7 @@ const ROWS_PER_CHUNK = 1024
 export interface VocabularyExportSource {
   vocabulary: Vocabulary
   file: string
-  run: Run
+  run: Pick<Run, 'id' | 'params' | 'datasetId'>
   inertiaHistory: number[]
 }
 

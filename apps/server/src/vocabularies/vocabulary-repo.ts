@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm'
+import { desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../db/db-plugin.ts'
 import { datasets, runs, vocabularies } from '../db/schema.ts'
 
@@ -32,21 +32,31 @@ export function createVocabularyRepo(db: Database): VocabularyRepo {
     k: vocabularies.k,
     d: vocabularies.d,
     createdAt: vocabularies.createdAt,
-    datasetId: runs.datasetId,
+    runDatasetId: runs.datasetId,
+    runInertia: runs.inertia,
+    origin: vocabularies.origin,
     datasetName: datasets.name,
-    inertia: runs.inertia,
   }
-  // Runs are never deleted, datasets may be: the dataset side is a left join.
+  // A vocabulary kept when its run was deleted has the run's dataset and inertia in `origin`;
+  // datasets may be deleted too: both sides are left joins.
   const select = () =>
     db
       .select(columns)
       .from(vocabularies)
-      .innerJoin(runs, eq(runs.id, vocabularies.runId))
-      .leftJoin(datasets, eq(datasets.id, runs.datasetId))
-  const toRecord = (row: Awaited<ReturnType<typeof select>>[number]): VocabularyRecord => ({
-    ...row,
-    createdAt: row.createdAt.toISOString(),
-  })
+      .leftJoin(runs, eq(runs.id, vocabularies.runId))
+      .leftJoin(
+        datasets,
+        eq(datasets.id, sql`coalesce(${runs.datasetId}, ${vocabularies.origin}->>'datasetId')`),
+      )
+  const toRecord = (row: Awaited<ReturnType<typeof select>>[number]): VocabularyRecord => {
+    const { runDatasetId, runInertia, origin, ...rest } = row
+    return {
+      ...rest,
+      datasetId: runDatasetId ?? origin?.datasetId ?? '',
+      inertia: runDatasetId !== null ? runInertia : (origin?.inertia ?? null),
+      createdAt: row.createdAt.toISOString(),
+    }
+  }
   return {
     async list() {
       const rows = await select().orderBy(desc(vocabularies.createdAt), desc(vocabularies.id))

@@ -136,15 +136,24 @@ export const vocabularyRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { format } = request.query
-      const { vocabulary, file } = await app.runs.vocabulary(request.params.id)
+      const { vocabulary, file, origin } = await app.runs.vocabulary(request.params.id)
       // Checked before the headers go out: a missing file is a 404, not a truncated download.
       const size = await sizeOr404(
         file,
         'VOCABULARY_FILE_MISSING',
         `the centroids file of vocabulary ${vocabulary.id} is missing`,
       )
-      const run = await app.runs.get(vocabulary.runId)
-      const history = format === 'json' ? inertiaHistory(await app.runs.events(run.id, 0)) : []
+      // A vocabulary kept when its run was deleted exports what it kept of the run.
+      const run =
+        origin === null
+          ? await app.runs.get(vocabulary.runId)
+          : { id: vocabulary.runId, params: origin.params, datasetId: origin.datasetId }
+      const history =
+        format !== 'json'
+          ? []
+          : origin === null
+            ? inertiaHistory(await app.runs.events(run.id, 0))
+            : origin.inertiaHistory
       reply
         .header('content-type', exportContentTypes[format])
         .header('content-disposition', `attachment; filename="${exportFileName(vocabulary.id, format)}"`)
