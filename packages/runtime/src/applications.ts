@@ -1,3 +1,4 @@
+import { collectiveApplication } from './collectives/collective-app.ts'
 import { reductionBenchApplication } from './collectives/reduce/bench-reduction.ts'
 import { columnStatsApplication } from './column-stats/column-stats-app.ts'
 import type { Application } from './framework/application.ts'
@@ -11,4 +12,5 @@ export const workerApplications: readonly Application[] = [
   kmeansApplication,
   columnStatsApplication,
   reductionBenchApplication,
+  collectiveApplication,
 ]

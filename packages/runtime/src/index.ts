@@ -4,6 +4,13 @@ export { allReduceSum, reduceScatterRing } from './collectives/all-reduce.ts'
 export { barrier } from './collectives/barrier.ts'
 export type { BroadcastAlgorithm, BroadcastOptions, BroadcastResult } from './collectives/broadcast/index.ts'
 export { broadcast, broadcastAlgorithms } from './collectives/broadcast/index.ts'
+export type { CollectiveOutcome } from './collectives/collective-app.ts'
+export {
+  CollectiveSpec,
+  collectiveApplication,
+  collectiveOps,
+  runCollectiveOn,
+} from './collectives/collective-app.ts'
 export { gather } from './collectives/gather.ts'
 export type { Group } from './collectives/group.ts'
 export type { ReductionBenchOptions, ReductionBenchRow } from './collectives/reduce/bench-reduction.ts'
@@ -86,8 +93,6 @@ export {
 } from './formats/index.ts'
 export type { Application, HandlerReply, WorkerContext } from './framework/application.ts'
 export { defineApplication } from './framework/application.ts'
-export type { CollectiveOutcome } from './framework/collective-task.ts'
-export { CollectiveSpec, collectiveOps } from './framework/collective-task.ts'
 export type { SpawnWorker } from './framework/spawn.ts'
 export { JOIN_TOKEN_ENV, spawnLocalWorker, spawnWorkerEntry, workerCommand } from './framework/spawn.ts'
 export type { WorkerOptions } from './framework/worker.ts'

@@ -81,7 +81,7 @@ for (const shape of values.shapes.split(',')) {
   const mostHops: Record<number, number> = {}
   for (let seed = 1; seed <= orders; seed++) {
     ratios.push(predictLabBroadcast(lab, 'chain-random', hosts, bytes, chunkBytes, seed) / ordered)
-    // The same order the bench and the workers draw (collective-task.ts).
+    // The same order the bench and the workers draw (collectives/collective-app.ts).
     const order = chainOrder('random', racks, 0, createRng(seed))
     const c = mostHopsOnOneUplink(order, rackOf)
     mostHops[c] = (mostHops[c] ?? 0) + 1

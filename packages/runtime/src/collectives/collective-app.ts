@@ -1,15 +1,17 @@
 import { z } from 'zod'
-import { allGather } from '../collectives/all-gather.ts'
-import { allReduceSum } from '../collectives/all-reduce.ts'
-import { barrier } from '../collectives/barrier.ts'
-import { broadcast, broadcastAlgorithms } from '../collectives/broadcast/index.ts'
-import { gather } from '../collectives/gather.ts'
-import type { Group } from '../collectives/group.ts'
-import { patternBytes, patternFloat64, sha256 } from '../collectives/pattern.ts'
+import { defineApplication } from '../framework/application.ts'
+import type { WorkerPool } from '../framework/worker-pool.ts'
 import { createRng } from '../random/rng.ts'
 import { chainOrder, chainOrderKinds } from '../topology/chain-order.ts'
 import type { ByteTotals } from '../transport/byte-counters.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
+import { allGather } from './all-gather.ts'
+import { allReduceSum } from './all-reduce.ts'
+import { barrier } from './barrier.ts'
+import { broadcast, broadcastAlgorithms } from './broadcast/index.ts'
+import { gather } from './gather.ts'
+import type { Group } from './group.ts'
+import { patternBytes, patternFloat64, sha256 } from './pattern.ts'
 
 /** Collective operations a worker can run on request (tests and `codebook bench collective`). */
 export const collectiveOps = ['broadcast', 'all-gather', 'gather', 'all-reduce', 'barrier'] as const
@@ -113,4 +115,33 @@ export async function runCollective(
   const ms = now() - t0
   const hash = spec.op === 'barrier' || (spec.op === 'gather' && result.length === 0) ? '' : sha256(...result)
   return { rank: plane.rank, hash, ms, bytes: plane.counters.takeOp(opId), skipped }
+}
+
+const collectiveMessages = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('collective'), opId: z.number().int().nonnegative(), spec: CollectiveSpec }),
+])
+
+/**
+ * The synthetic collectives as an application on the framework: a worker serves
+ * `{ type: 'collective', opId, spec }` by running the spec's collective over its data plane.
+ */
+export const collectiveApplication = defineApplication({
+  name: 'collective',
+  messages: collectiveMessages,
+  createState: () => null,
+  async handle(_state, m, _blobs, ctx) {
+    return { result: await runCollective(ctx.plane, m.opId, m.spec, ctx.racks(), ctx.now) }
+  },
+})
+
+/** Runs one synthetic collective on the spec's ranks of `pool`; each participant's outcome, in group order. */
+export async function runCollectiveOn(
+  pool: WorkerPool,
+  spec: Partial<CollectiveSpec> & Pick<CollectiveSpec, 'op' | 'ranks' | 'bytes'>,
+): Promise<CollectiveOutcome[]> {
+  const opId = pool.nextOpId()
+  // The workers parse the message, so the spec's defaults are filled there.
+  const message = { type: 'collective', opId, spec } as z.infer<typeof collectiveMessages>
+  const replies = await Promise.all(spec.ranks.map((r) => pool.call(r, collectiveApplication, message)))
+  return replies.map((m) => m.result as CollectiveOutcome)
 }

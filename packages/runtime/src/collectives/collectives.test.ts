@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CollectiveOutcome, type CollectiveSpec, memberInput } from '../framework/collective-task.ts'
 import { spawnLocalWorker } from '../framework/spawn.ts'
 import type { WorkerReply } from '../framework/worker-pool.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
 import { chainOrder } from '../topology/chain-order.ts'
 import { broadcastAlgorithms } from './broadcast/index.ts'
+import {
+  type CollectiveOutcome,
+  type CollectiveSpec,
+  collectiveApplication,
+  memberInput,
+  runCollectiveOn,
+} from './collective-app.ts'
 import { sha256 } from './pattern.ts'
 import { broadcastSchedule } from './schedules/broadcast-schedule.ts'
 
@@ -42,7 +48,7 @@ describe('broadcast delivers exactly the root bytes', () => {
           const root = p > 2 ? 2 : 0
           const s = spec({ op: 'broadcast', ranks, bytes, root, algorithm, seed: bytes + p })
           const expected = sha256(memberInput(s, root))
-          const out = await pool.runCollective(s)
+          const out = await runCollectiveOn(pool, s)
           for (const o of out) expect(o.hash, `${algorithm} p=${p} n=${bytes} rank ${o.rank}`).toBe(expected)
         }
       }
@@ -56,7 +62,7 @@ describe('all-gather, gather, all-reduce, barrier', () => {
       for (const bytes of SIZES) {
         const s = spec({ op: 'all-gather', ranks: subset(p), bytes })
         const expected = sha256(...Array.from({ length: p }, (_, i) => memberInput(s, i)))
-        for (const o of await pool.runCollective(s)) expect(o.hash, `p=${p} n=${bytes}`).toBe(expected)
+        for (const o of await runCollectiveOn(pool, s)) expect(o.hash, `p=${p} n=${bytes}`).toBe(expected)
       }
     }
   })
@@ -67,7 +73,7 @@ describe('all-gather, gather, all-reduce, barrier', () => {
         const root = p - 1
         const s = spec({ op: 'gather', ranks: subset(p), bytes, root })
         const expected = sha256(...Array.from({ length: p }, (_, i) => memberInput(s, i)))
-        const out = await pool.runCollective(s)
+        const out = await runCollectiveOn(pool, s)
         for (const [i, o] of out.entries())
           expect(o.hash, `p=${p} n=${bytes}`).toBe(i === root ? expected : '')
       }
@@ -86,14 +92,14 @@ describe('all-gather, gather, all-reduce, barrier', () => {
           for (let t = 0; t < sum.length; t++) sum[t] += v[t]!
         }
         const expected = sha256(new Uint8Array(sum.buffer))
-        for (const o of await pool.runCollective(s)) expect(o.hash, `p=${p} n=${bytes}`).toBe(expected)
+        for (const o of await runCollectiveOn(pool, s)) expect(o.hash, `p=${p} n=${bytes}`).toBe(expected)
       }
     }
   })
 
   it('barrier completes on every subset with zero payload bytes', async () => {
     for (const p of PS) {
-      const out = await pool.runCollective(spec({ op: 'barrier', ranks: subset(p), bytes: 0 }))
+      const out = await runCollectiveOn(pool, spec({ op: 'barrier', ranks: subset(p), bytes: 0 }))
       expect(out).toHaveLength(p)
       for (const o of out) expect(o.bytes.sent).toBe(0)
     }
@@ -105,9 +111,15 @@ describe('byte accounting', () => {
   it('simple: the root sends (p − 1)·n bytes; chain: the root sends n; every receiver receives n', async () => {
     for (const p of [2, 5, 8]) {
       const ranks = subset(p)
-      const simple = await pool.runCollective(spec({ op: 'broadcast', ranks, bytes: n, algorithm: 'simple' }))
+      const simple = await runCollectiveOn(
+        pool,
+        spec({ op: 'broadcast', ranks, bytes: n, algorithm: 'simple' }),
+      )
       expect(simple[0]!.bytes.sent).toBe((p - 1) * n)
-      const chain = await pool.runCollective(spec({ op: 'broadcast', ranks, bytes: n, algorithm: 'chain' }))
+      const chain = await runCollectiveOn(
+        pool,
+        spec({ op: 'broadcast', ranks, bytes: n, algorithm: 'chain' }),
+      )
       expect(chain[0]!.bytes.sent).toBe(n)
       for (const o of chain.slice(1)) expect(o.bytes.received).toBe(n)
       const total = chain.reduce((s, o) => s + o.bytes.sent, 0)
@@ -124,7 +136,8 @@ describe('byte accounting', () => {
           ? (['rank', 'topology'] as const)
           : (['rank'] as const)) {
           const root = 1
-          const out = await pool.runCollective(
+          const out = await runCollectiveOn(
+            pool,
             spec({ op: 'broadcast', ranks, bytes: n, root, algorithm, chainOrder: chainOrderKind }),
           )
           // simple, mst and bucket number members from the root; chain follows its chain order.
@@ -161,14 +174,16 @@ describe('byte accounting', () => {
     ]) {
       const racks = new Set(ranks.map((r) => RACKS[r]))
       for (const root of [0, ranks.length - 1]) {
-        const topo = await pool.runCollective(
+        const topo = await runCollectiveOn(
+          pool,
           spec({ op: 'broadcast', ranks, bytes: n, root, chainOrder: 'topology' }),
         )
         expect(cross(topo), `ranks ${ranks} root ${root}`).toBe((racks.size - 1) * n)
         for (const o of topo) expect(o.hash).toBe(topo[0]!.hash)
       }
     }
-    const byRank = await pool.runCollective(
+    const byRank = await runCollectiveOn(
+      pool,
       spec({ op: 'broadcast', ranks: [0, 1, 2, 3, 4, 5, 6, 7], bytes: n, chainOrder: 'rank' }),
     )
     expect(cross(byRank)).toBe(7 * n)
@@ -182,7 +197,9 @@ describe('fault tolerance', () => {
     const opId = pool.nextOpId()
     // Member 2 (rank 4) is never told to take part, so it never acknowledges.
     const [root, member] = await Promise.allSettled(
-      ranks.slice(0, 2).map((r) => pool.request(r, { type: 'collective', opId, spec: s })),
+      ranks
+        .slice(0, 2)
+        .map((r) => pool.call(r, collectiveApplication, { type: 'collective', opId, spec: s })),
     )
     expect(root!.status).toBe('rejected')
     expect((root as PromiseRejectedResult).reason).toMatchObject({
@@ -212,7 +229,7 @@ describe('fault tolerance', () => {
     // must reach members 7 and 1 through the alternative successor.
     const live = ranks.filter((r) => r !== 6)
     const settled = await Promise.allSettled(
-      live.map((r) => pool.request(r, { type: 'collective', opId, spec: s })),
+      live.map((r) => pool.call(r, collectiveApplication, { type: 'collective', opId, spec: s })),
     )
     const expected = sha256(memberInput(s, 0))
     settled.forEach((res, i) => {

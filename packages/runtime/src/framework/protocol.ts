@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { CodebookError } from '../errors.ts'
-import { CollectiveSpec } from './collective-task.ts'
 
 /**
  * The framework's own control messages, driver ↔ worker. Applications' messages travel inside
@@ -36,7 +35,6 @@ export const RequestMessage = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('peers'), id, peers: z.array(PeerAddress), racks: z.array(z.string()) }),
   z.object({ type: z.literal('chunk-bytes'), id, chunkBytes: z.number().int().positive() }),
-  z.object({ type: z.literal('collective'), id, opId: z.number().int().nonnegative(), spec: CollectiveSpec }),
   /** Makes the worker refuse data-plane connections (tests of alternative chain paths). */
   z.object({ type: z.literal('close-listener'), id }),
   z.object({ type: z.literal('abort'), id, ops: z.array(z.number().int().nonnegative()) }),

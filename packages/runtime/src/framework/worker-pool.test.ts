@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
+import { memberInput, runCollectiveOn } from '../collectives/collective-app.ts'
 import { sha256 } from '../collectives/pattern.ts'
 import type { PeerAddress } from '../transport/data-plane.ts'
-import { memberInput } from './collective-task.ts'
 import { JOIN_TOKEN_ENV, spawnLocalWorker, workerCommand } from './spawn.ts'
 import { WorkerPool } from './worker-pool.ts'
 
@@ -39,7 +39,7 @@ async function expectCrossRackBroadcast(pool: WorkerPool, bytes: number): Promis
     algorithm: 'chain' as const,
     chainOrder: 'rank' as const,
   }
-  const out = await pool.runCollective(spec)
+  const out = await runCollectiveOn(pool, spec)
   for (const o of out) expect(o.hash).toBe(sha256(memberInput(spec, 0)))
   expect(out[0]!.bytes.crossRackSent).toBe(bytes)
 }

@@ -4,7 +4,6 @@ import net from 'node:net'
 import { CodebookError } from '../errors.ts'
 import { DEFAULT_CHUNK_BYTES, type PeerAddress } from '../transport/data-plane.ts'
 import type { Application } from './application.ts'
-import type { CollectiveOutcome, CollectiveSpec } from './collective-task.ts'
 import { ControlChannel } from './control-channel.ts'
 import { EventMessage, parseControl, RegisterMessage, ReplyMessage, type Request } from './protocol.ts'
 import { JOIN_TOKEN_ENV, type SpawnWorker } from './spawn.ts'
@@ -465,17 +464,6 @@ export class WorkerPool {
   async setChunkBytes(chunkBytes: number): Promise<void> {
     this.chunkBytes = chunkBytes
     await Promise.all(this.workers.map((w) => this.request(w.rank, { type: 'chunk-bytes', chunkBytes })))
-  }
-
-  /** Runs one synthetic collective on the spec's ranks and resolves to each participant's outcome, in group order. */
-  async runCollective(
-    spec: Partial<CollectiveSpec> & Pick<CollectiveSpec, 'op' | 'ranks' | 'bytes'>,
-  ): Promise<CollectiveOutcome[]> {
-    const opId = this.nextOpId()
-    const replies = await Promise.all(
-      spec.ranks.map((r) => this.request(r, { type: 'collective', opId, spec })),
-    )
-    return replies.map((m) => m.result as CollectiveOutcome)
   }
 
   /** Shuts every worker down, waits briefly for spawned processes to exit, and closes the listener. */

@@ -3,7 +3,6 @@ import { hostname } from 'node:os'
 import { CodebookError } from '../errors.ts'
 import { DataPlane, type PeerAddress } from '../transport/data-plane.ts'
 import type { Application, HandlerReply, WorkerContext } from './application.ts'
-import { runCollective } from './collective-task.ts'
 import { ControlChannel, type ControlMessage } from './control-channel.ts'
 import {
   type EventMessage,
@@ -114,8 +113,6 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       case 'chunk-bytes':
         plane.chunkBytes = b.chunkBytes
         return reply()
-      case 'collective':
-        return reply(await runCollective(plane, b.opId, b.spec, racks, opts.now))
       case 'close-listener':
         await plane.closeListener()
         return reply()

@@ -1,3 +1,4 @@
+import { runCollectiveOn } from '../collectives/collective-app.ts'
 import { broadcastPlan, broadcastSchedule } from '../collectives/schedules/broadcast-schedule.ts'
 import { UsageError } from '../errors.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
@@ -58,7 +59,7 @@ export function predictLabBroadcast(
   const network = buildClusterNetwork(labClusterSpec(lab, hosts))
   const racks = Array.from({ length: hosts }, (_, i) => `rack-${Math.floor(i / lab.hostsPerRack)}`)
   const { algorithm, order } = broadcastPlan(name)
-  // The same order the workers compute (collective-task.ts): same racks, same seeded rng.
+  // The same order the workers compute (collective-app.ts): same racks, same seeded rng.
   const members = chainOrder(order, racks, 0, createRng(seed))
   return playSchedule(network, broadcastSchedule(algorithm, members, bytes, chunkBytes)).seconds
 }
@@ -106,10 +107,10 @@ export async function runLabBenchBroadcast(
           seed: o.seed,
           timeoutMs: 600_000,
         }
-        await pool.runCollective(spec)
+        await runCollectiveOn(pool, spec)
         const times: number[] = []
         for (let r = 0; r < o.repeat; r++) {
-          const out = await pool.runCollective(spec)
+          const out = await runCollectiveOn(pool, spec)
           times.push(Math.max(...out.map((x) => x.ms)) / 1000)
         }
         const row: LabBenchRow = {

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { memberInput, runCollectiveOn } from '../collectives/collective-app.ts'
 import { sha256 } from '../collectives/pattern.ts'
-import { memberInput } from '../framework/collective-task.ts'
 import { WorkerPool } from '../framework/worker-pool.ts'
 import { labDown, labStatus, labUnavailableReason, labUp } from './lab-net.ts'
 import { spawnInLab } from './lab-workers.ts'
@@ -65,7 +65,7 @@ describe.skipIf(reason !== null)(`network lab (${reason ?? 'root'})`, () => {
       expect((await labStatus(ID)).pids).toHaveLength(4)
       for (const algorithm of ['chain', 'bucket'] as const) {
         const s = { op: 'broadcast' as const, ranks: [0, 1, 2, 3], bytes: 200_000, algorithm, seed: 4 }
-        const out = await pool.runCollective(s)
+        const out = await runCollectiveOn(pool, s)
         const expected = sha256(memberInput(s, 0))
         for (const o of out) expect(o.hash, algorithm).toBe(expected)
         // Ranks 2 and 3 sit in the other rack: their bytes crossed the uplink.
@@ -126,7 +126,7 @@ describe.skipIf(reason !== null)(`network lab (${reason ?? 'root'})`, () => {
         algorithm: 'chain' as const,
         seed: 2,
       }
-      const out = await pool.runCollective({ ...s, timeoutMs: 10_000 })
+      const out = await runCollectiveOn(pool, { ...s, timeoutMs: 10_000 })
       expect(out.map((o) => o.hash)).toEqual([sha256(memberInput(s, 0)), sha256(memberInput(s, 0))])
       expect(pool.racks.toSorted()).toEqual(['rack-0', 'rack-1'])
     } finally {

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander'
 import { type BroadcastAlgorithm, broadcastAlgorithms } from '../../collectives/broadcast/index.ts'
-import { type CollectiveSpec, collectiveOps } from '../../framework/collective-task.ts'
+import { type CollectiveSpec, collectiveOps, runCollectiveOn } from '../../collectives/collective-app.ts'
 import { type SpawnWorker, spawnLocalWorker } from '../../framework/spawn.ts'
 import { WorkerPool } from '../../framework/worker-pool.ts'
 import { median } from '../../median.ts'
@@ -71,10 +71,10 @@ export async function runBenchCollective(
             ? { algorithm: algorithm as BroadcastAlgorithm, chainOrder: 'rank' as const }
             : {}),
         }
-        await pool.runCollective(spec)
+        await runCollectiveOn(pool, spec)
         const times: number[] = []
         for (let r = 0; r < o.repeats; r++) {
-          const out = await pool.runCollective(spec)
+          const out = await runCollectiveOn(pool, spec)
           times.push(Math.max(...out.map((x) => x.ms)))
         }
         const ms = median(times)
