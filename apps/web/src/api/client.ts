@@ -9,8 +9,11 @@ import {
   JobEventList,
   LIST_PAGE_MAX,
   Run,
+  RunIterations,
   RunList,
+  type RunListQuery,
   ServerLimits,
+  type UpdateRun,
   UploadDataset,
 } from '@codebook/shared'
 import { authorizationHeader } from './api-token.ts'
@@ -160,12 +163,13 @@ export async function readAllPages<P extends { nextBefore: string | null }, T>(
   path: string,
   parser: Parser<P>,
   items: (page: P) => T[],
+  filters = '',
 ): Promise<T[]> {
   const all: T[] = []
   let before: string | null = null
   do {
     const query: string = before === null ? '' : `&before=${encodeURIComponent(before)}`
-    const page: P = await request('GET', `${path}?limit=${LIST_PAGE_MAX}${query}`, parser)
+    const page: P = await request('GET', `${path}?limit=${LIST_PAGE_MAX}${filters}${query}`, parser)
     all.push(...items(page))
     before = page.nextBefore
   } while (before !== null)
@@ -202,9 +206,40 @@ export function createRun(input: CreateRunInput): Promise<Run> {
   return request('POST', '/api/runs', Run, input)
 }
 
-/** `GET /api/runs`: every run, newest first. */
-export function listRuns(): Promise<Run[]> {
-  return readAllPages('/api/runs', RunList, (page) => page.runs)
+/** The filters of `GET /api/runs` (each optional, AND-ed by the server). */
+export type RunFilters = Partial<Omit<RunListQuery, 'limit' | 'before'>>
+
+/** `&name=value` for each filter given. */
+export function runFilterQuery(filters: RunFilters): string {
+  return Object.entries(filters)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `&${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('')
+}
+
+/** `GET /api/runs`: every run matching `filters`, newest first. */
+export function listRuns(filters: RunFilters = {}): Promise<Run[]> {
+  return readAllPages('/api/runs', RunList, (page) => page.runs, runFilterQuery(filters))
+}
+
+/** `PATCH /api/runs/:id`: a run's name, notes or tags. */
+export function updateRun(id: string, labels: UpdateRun): Promise<Run> {
+  return request('PATCH', `/api/runs/${encodeURIComponent(id)}`, Run, labels)
+}
+
+/** `DELETE /api/runs/:id?vocabulary=keep|delete` (a running run is cancelled first). */
+export function deleteRun(id: string, vocabulary: 'keep' | 'delete'): Promise<void> {
+  return request('DELETE', `/api/runs/${encodeURIComponent(id)}?vocabulary=${vocabulary}`, null)
+}
+
+/** The download link of a run's per-iteration metrics. */
+export function runIterationsHref(id: string, format: 'csv' | 'json'): string {
+  return `/api/runs/${encodeURIComponent(id)}/iterations?format=${format}`
+}
+
+/** `GET /api/runs/:id/iterations` (json). */
+export function getRunIterations(id: string): Promise<RunIterations> {
+  return request('GET', runIterationsHref(id, 'json'), RunIterations)
 }
 
 /** `GET /api/runs/:id`. */

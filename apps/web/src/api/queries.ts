@@ -1,16 +1,20 @@
 import type { Dataset, Run } from '@codebook/shared'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import {
   cancelRun,
   createRun,
   deleteDataset,
+  deleteRun,
   getDataset,
   getDatasetPreview,
   getHealth,
   getRun,
+  getRunIterations,
   getServerLimits,
   listDatasets,
   listRuns,
+  type RunFilters,
+  updateRun,
 } from './client.ts'
 
 /** Query keys, in one place so socket events and mutations update the same cache entries. */
@@ -22,6 +26,9 @@ export const queryKeys = {
   preview: (id: string, rows: number) => ['datasets', id, 'preview', rows] as const,
   runs: ['runs'] as const,
   run: (id: string) => ['runs', id] as const,
+  /** A filtered list (under `runs`, so invalidating `runs` refreshes it too). */
+  runList: (filters: RunFilters) => ['runs', 'list', filters] as const,
+  iterations: (id: string) => ['runs', id, 'iterations'] as const,
 }
 
 /** Rows the detail page previews. */
@@ -96,8 +103,56 @@ export function isRunActive(run: Run): boolean {
 export function useRuns() {
   return useQuery({
     queryKey: queryKeys.runs,
-    queryFn: listRuns,
+    queryFn: () => listRuns(),
     refetchInterval: (query) => (query.state.data?.some(isRunActive) ? PROCESSING_POLL_MS : false),
+  })
+}
+
+/**
+ * The runs matching `filters` (the server filters), newest first; the previous answer stays on
+ * screen while a new filter loads. Refreshed by `run:changed` like every runs query.
+ */
+export function useFilteredRuns(filters: RunFilters) {
+  return useQuery({
+    queryKey: queryKeys.runList(filters),
+    queryFn: () => listRuns(filters),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (query.state.data?.some(isRunActive) ? PROCESSING_POLL_MS : false),
+  })
+}
+
+/** A run's per-iteration metrics (json); for the compare page. */
+export function useRunIterations(id: string, refresh: boolean) {
+  return useQuery({
+    queryKey: queryKeys.iterations(id),
+    queryFn: () => getRunIterations(id),
+    refetchInterval: refresh ? PROCESSING_POLL_MS : false,
+  })
+}
+
+/** Sets a run's name, notes or tags; the answer replaces the cached run. */
+export function useUpdateRun() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (v: { id: string; labels: Parameters<typeof updateRun>[1] }) => updateRun(v.id, v.labels),
+    onSuccess: (run) => {
+      queryClient.setQueryData(queryKeys.run(run.id), run)
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs })
+    },
+  })
+}
+
+/** Deletes a run (and its vocabulary unless kept) and drops it from the cache. */
+export function useDeleteRun() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (v: { id: string; vocabulary: 'keep' | 'delete' }) => deleteRun(v.id, v.vocabulary),
+    onSuccess: (_void, { id }) => {
+      queryClient.removeQueries({ queryKey: queryKeys.run(id) })
+      queryClient.setQueryData<Run[]>(queryKeys.runs, (list) => list?.filter((r) => r.id !== id))
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs })
+      void queryClient.invalidateQueries({ queryKey: ['vocabularies'] })
+    },
   })
 }
 

@@ -1,5 +1,6 @@
 import {
   type ClientToServerEvents,
+  RunChanged,
   type ServerToClientEvents,
   SOCKET_IO_PATH,
   socketEvents,
@@ -29,9 +30,14 @@ export function openEventSocket(own: boolean): EventSocket {
   })
 }
 
+/** Coalesces `run:changed` bursts (a run's queued → running → … states) into one refetch. */
+const RUN_LIST_REFRESH_MS = 250
+
 /**
  * Connects to the server's socket.io endpoint (same origin) for the lifetime of the calling
- * component and feeds `dataset:event` into the query cache. Returns the connection status.
+ * component and feeds `dataset:event` into the query cache; `run:changed` (a run created, changed,
+ * relabelled or deleted anywhere: API, CLI, another tab) refetches every runs query. Returns the
+ * connection status.
  */
 export function useDatasetEventSocket(): SocketStatus {
   const queryClient = useQueryClient()
@@ -42,11 +48,23 @@ export function useDatasetEventSocket(): SocketStatus {
       setStatus('live')
       // Events sent while we were disconnected are gone: catch up from the API.
       void queryClient.invalidateQueries({ queryKey: queryKeys.datasets })
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs })
     })
     socket.on('disconnect', () => setStatus('offline'))
     socket.on('connect_error', () => setStatus('offline'))
     socket.on(socketEvents.datasetEvent, (event) => applyDatasetEvent(queryClient, event))
+    let refresh: ReturnType<typeof setTimeout> | undefined
+    socket.on(socketEvents.runChanged, (raw) => {
+      const change = RunChanged.safeParse(raw)
+      if (change.success && change.data.change === 'deleted')
+        queryClient.removeQueries({ queryKey: queryKeys.run(change.data.id), exact: true })
+      refresh ??= setTimeout(() => {
+        refresh = undefined
+        void queryClient.invalidateQueries({ queryKey: queryKeys.runs })
+      }, RUN_LIST_REFRESH_MS)
+    })
     return () => {
+      clearTimeout(refresh)
       socket.close()
     }
   }, [queryClient])

@@ -1,6 +1,12 @@
 import { CreateRun } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
-import { compareHref, datasetMismatchWarning, parseCompareIds, reduceMethod } from './run-compare.ts'
+import {
+  compareHref,
+  datasetMismatchWarning,
+  diffParams,
+  parseCompareIds,
+  reduceMethod,
+} from './run-compare.ts'
 
 describe('compare links', () => {
   it('round-trips ids through the query string, dropping blanks and repeats', () => {
@@ -48,5 +54,21 @@ describe('reduceMethod', () => {
     expect(reduceMethod(params)).toBe('ring')
     expect(reduceMethod({ ...params, reduction: undefined as never })).toBe('ring')
     expect(reduceMethod({ ...params, reduction: 'tree-dyn' })).toBe('tree-dyn')
+  })
+})
+
+describe('diffParams', () => {
+  it('lists the parameters that differ, a value per run, and the ones shared', () => {
+    const a = { datasetId: 'd1', params: { k: 4, seed: 1, hnsw: { expansion: 8 } } }
+    const b = { datasetId: 'd1', params: { k: 8, seed: 1 } }
+    const { differ, same } = diffParams([a, b] as never)
+    expect(differ).toEqual([
+      { name: 'hnsw', values: ['{"expansion":8}', '—'] },
+      { name: 'k', values: ['4', '8'] },
+    ])
+    expect(same).toEqual([
+      { name: 'datasetId', value: 'd1' },
+      { name: 'seed', value: '1' },
+    ])
   })
 })

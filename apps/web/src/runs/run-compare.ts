@@ -25,10 +25,36 @@ export function reduceMethod(params: Run['params']): string {
     : params.reduction
 }
 
-/** Legend label of a run: short id, k, broadcast and aggregation (or its tree reduction). */
+/** Legend label of a run: its name or short id, k, broadcast and aggregation (or its tree reduction). */
 export function compareLabel(run: Run): string {
   const p = run.params
-  return `${run.id.slice(0, 8)} · k=${p.k} · ${p.broadcast}/${reduceMethod(p)}`
+  return `${run.name ?? run.id.slice(0, 8)} · k=${p.k} · ${p.broadcast}/${reduceMethod(p)}`
+}
+
+/** A parameter as the diff shows it ('—' when a run does not set it). */
+function paramText(v: unknown): string {
+  if (v === undefined || v === null) return '—'
+  return typeof v === 'object' ? JSON.stringify(v) : String(v)
+}
+
+/**
+ * The parameters of `runs` side by side: `differ` has one row per parameter whose value is not
+ * the same in every run (a value per run, in order), `same` the ones they share.
+ */
+export function diffParams(runs: readonly Pick<Run, 'datasetId' | 'params'>[]): {
+  differ: { name: string; values: string[] }[]
+  same: { name: string; value: string }[]
+} {
+  const rows = runs.map((r) => ({ ...r.params, datasetId: r.datasetId }) as Record<string, unknown>)
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r)))].sort()
+  const differ: { name: string; values: string[] }[] = []
+  const same: { name: string; value: string }[] = []
+  for (const name of names) {
+    const values = rows.map((r) => paramText(r[name]))
+    if (values.every((v) => v === values[0])) same.push({ name, value: values[0] ?? '—' })
+    else differ.push({ name, values })
+  }
+  return { differ, same }
 }
 
 /**

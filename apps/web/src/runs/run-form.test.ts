@@ -4,6 +4,7 @@ import {
   defaultRunForm,
   placedRunHref,
   type RunFormContext,
+  runFormFromRun,
   runFormFromSearch,
   validateRunForm,
 } from './run-form.ts'
@@ -41,10 +42,68 @@ describe('validateRunForm', () => {
         algorithm: 'lloyd',
         assignment: 'exact',
         partials: 'exact',
+        encoding: 'float32',
         init: 'kmeans++',
         kernel: runDefaults.kernel,
       },
     })
+  })
+
+  it('sends the centroid encoding and, for an approximate run, the HNSW settings given, each checked at its field', () => {
+    const f16 = validateRunForm({ ...form, encoding: 'float16', hnswExpansion: '64' }, ctx())
+    expect(f16.ok && f16.input.encoding).toBe('float16')
+    // HNSW settings mean nothing to an exact run.
+    expect(f16.ok && 'hnsw' in f16.input).toBe(false)
+    const approximate = validateRunForm(
+      {
+        ...form,
+        assignment: 'approximate',
+        hnswExpansion: '64',
+        hnswScalar: 'f16',
+        hnswWalkMinRecall: '0.9',
+      },
+      ctx(),
+    )
+    expect(approximate.ok && CreateRun.parse(approximate.input).hnsw).toEqual({
+      expansion: 64,
+      scalar: 'f16',
+      walkMinRecall: 0.9,
+    })
+    const bad = validateRunForm(
+      {
+        ...form,
+        assignment: 'approximate',
+        hnswConnectivity: '1',
+        hnswWalkMinRecall: '2',
+        hnswExpansion: 'x',
+      },
+      ctx(),
+    )
+    expect(bad.ok).toBe(false)
+    expect(!bad.ok && Object.keys(bad.errors).sort()).toEqual([
+      'hnswConnectivity',
+      'hnswExpansion',
+      'hnswWalkMinRecall',
+    ])
+  })
+
+  it('fills the form from a stored run ("Run again") so that it sends the same params', () => {
+    const params = CreateRun.parse({
+      datasetId: 'ds1',
+      k: 12,
+      maxIterations: 7,
+      workers: 3,
+      encoding: 'uint8',
+      assignment: 'approximate',
+      approximateSearch: 'walk',
+      hnsw: { connectivity: 8 },
+      seed: 9,
+      tol: 0,
+      kernel: 'reference',
+    })
+    const values = runFormFromRun({ params: { ...params, aggregation: 'three-stage' } })
+    const again = validateRunForm(values, ctx())
+    expect(again.ok && CreateRun.parse(again.input)).toEqual(CreateRun.parse(params))
   })
 
   it('sends the approximate search only with an approximate assignment', () => {

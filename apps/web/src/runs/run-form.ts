@@ -2,7 +2,10 @@ import {
   CreateRun,
   type CreateRunInput,
   DEFAULT_INIT_METHOD,
+  type hnswScalarTypes,
   initMethods,
+  type Run,
+  RunHnsw,
   runAggregations,
   runAlgorithms,
   runApproximateSearches,
@@ -11,6 +14,7 @@ import {
   runBroadcasts,
   runChainOrders,
   runDefaults,
+  runEncodings,
   type runLaunchers,
   runPartials,
   runReductions,
@@ -35,6 +39,15 @@ export interface RunFormValues {
   assignment: (typeof runAssignments)[number]
   approximateSearch: (typeof runApproximateSearches)[number]
   partials: (typeof runPartials)[number]
+  /** Centroid broadcast encoding (the CLI's `--encoding`). */
+  encoding: (typeof runEncodings)[number]
+  /** HNSW settings of an approximate run ('' = the runtime's default), the CLI's `--hnsw-*`, `--walk-*`, `--recall-sample`. */
+  hnswConnectivity: string
+  hnswExpansion: string
+  hnswScalar: '' | (typeof hnswScalarTypes)[number]
+  hnswWalkDegree: string
+  hnswWalkMinRecall: string
+  hnswRecallSample: string
   init: (typeof initMethods)[number]
   kernel: string
   /** Saved topology the workers run as; '' = none (every worker on one rack). */
@@ -64,6 +77,7 @@ export const runFormChoices = {
   assignment: runAssignments,
   approximateSearch: runApproximateSearches,
   partials: runPartials,
+  encoding: runEncodings,
   init: initMethods,
 } as const
 
@@ -84,6 +98,13 @@ export const defaultRunForm: RunFormValues = {
   assignment: runDefaults.assignment,
   approximateSearch: runDefaults.approximateSearch,
   partials: runDefaults.partials,
+  encoding: runDefaults.encoding,
+  hnswConnectivity: '',
+  hnswExpansion: '',
+  hnswScalar: '',
+  hnswWalkDegree: '',
+  hnswWalkMinRecall: '',
+  hnswRecallSample: '',
   init: DEFAULT_INIT_METHOD,
   kernel: runDefaults.kernel,
   topologyId: '',
@@ -183,6 +204,33 @@ function slurmInput(values: RunFormValues, errors: RunFormErrors): CreateRunInpu
   return slurm
 }
 
+/** The HNSW fields of the form, their key in `RunHnsw` and whether they are whole numbers. */
+export const hnswFields = [
+  ['hnswConnectivity', 'connectivity', 'Connectivity (--hnsw-connectivity)'],
+  ['hnswExpansion', 'expansion', 'Expansion (--hnsw-expansion)'],
+  ['hnswWalkDegree', 'walkDegree', 'Walk degree (--walk-degree)'],
+  ['hnswWalkMinRecall', 'walkMinRecall', 'Walk min recall (--walk-min-recall)'],
+  ['hnswRecallSample', 'recallSample', 'Recall sample (--recall-sample)'],
+] as const
+
+/** The `hnsw` part of an approximate run: the fields given, each checked by the shared `RunHnsw`. */
+function hnswInput(values: RunFormValues, errors: RunFormErrors): CreateRunInput['hnsw'] {
+  if (values.assignment !== 'approximate') return undefined
+  const hnsw: Record<string, unknown> = {}
+  for (const [field, key, label] of hnswFields) {
+    const text = values[field].trim()
+    if (text === '') continue
+    const v = Number(text)
+    const checked = RunHnsw.shape[key].safeParse(v)
+    if (!Number.isFinite(v) || !checked.success)
+      errors[field] =
+        `${label.split(' (')[0]}: ${checked.success ? 'a number' : (checked.error.issues[0]?.message ?? 'out of range')}`
+    else hnsw[key] = v
+  }
+  if (values.hnswScalar !== '') hnsw.scalar = values.hnswScalar
+  return Object.keys(hnsw).length === 0 ? undefined : (hnsw as CreateRunInput['hnsw'])
+}
+
 /**
  * Checks the form against every limit the server enforces (the shared `CreateRun` schema, the
  * dataset's n, this server's limits and kernels, the topology's size) and returns either the
@@ -226,6 +274,7 @@ export function validateRunForm(
   if (ctx.limits && !ctx.limits.kernels.includes(values.kernel))
     errors.kernel = `Kernel must be one of ${ctx.limits.kernels.join(', ')}`
   const slurm = slurmInput(values, errors)
+  const hnsw = hnswInput(values, errors)
   if (Object.keys(errors).length > 0) return { ok: false, errors }
   const input: CreateRunInput = {
     datasetId: values.datasetId,
@@ -243,6 +292,8 @@ export function validateRunForm(
     assignment: values.assignment,
     ...(values.assignment === 'approximate' ? { approximateSearch: values.approximateSearch } : {}),
     partials: values.partials,
+    encoding: values.encoding,
+    ...(hnsw === undefined ? {} : { hnsw }),
     init: values.init,
     kernel: values.kernel,
     ...(values.topologyId === '' ? {} : { topologyId: values.topologyId }),
@@ -302,4 +353,46 @@ export function placedRunHref(
   for (const n of nodes) q.append('node', n)
   if (aggregation) q.set('aggregation', aggregation)
   return `/runs?${q.toString()}`
+}
+
+/** The form filled with a stored run's settings ("Run again"): every param, the dataset and topology too. */
+export function runFormFromRun(run: Pick<Run, 'params'>): RunFormValues {
+  const p = run.params
+  const text = (v: number | undefined) => (v === undefined ? '' : String(v))
+  return {
+    ...defaultRunForm,
+    datasetId: p.datasetId,
+    k: String(p.k),
+    maxIterations: String(p.maxIterations),
+    workers: String(p.workers),
+    slots: String(p.slots),
+    tol: String(p.tol),
+    seed: String(p.seed),
+    broadcast: p.broadcast,
+    chainOrder: p.chainOrder,
+    aggregation: p.aggregation,
+    reduction: p.reduction,
+    algorithm: p.algorithm,
+    assignment: p.assignment,
+    approximateSearch: p.approximateSearch,
+    partials: p.partials,
+    encoding: p.encoding,
+    hnswConnectivity: text(p.hnsw?.connectivity),
+    hnswExpansion: text(p.hnsw?.expansion),
+    hnswScalar: p.hnsw?.scalar ?? '',
+    hnswWalkDegree: text(p.hnsw?.walkDegree),
+    hnswWalkMinRecall: text(p.hnsw?.walkMinRecall),
+    hnswRecallSample: text(p.hnsw?.recallSample),
+    init: p.init,
+    kernel: p.kernel,
+    topologyId: p.topologyId ?? '',
+    topologyVersion: p.topologyId === undefined ? '' : text(p.topologyVersion),
+    mapping: p.mapping ?? [],
+    mappingPlanner: p.mappingPlanner ?? '',
+    launcher: p.launcher ?? 'local',
+    slurmPartition: p.slurm?.partition ?? '',
+    slurmNodes: text(p.slurm?.nodes),
+    slurmTasksPerNode: text(p.slurm?.tasksPerNode),
+    slurmTimeLimit: p.slurm?.timeLimit ?? '',
+  }
 }

@@ -1,12 +1,16 @@
-import { type Dataset, runDefaults, type TopologySummary } from '@codebook/shared'
-import { type FormEvent, type ReactNode, useState } from 'react'
+import { type Dataset, hnswScalarTypes, runDefaults, type TopologySummary } from '@codebook/shared'
+import { useQuery } from '@tanstack/react-query'
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
 import { useLocation, useSearch } from 'wouter'
-import { useCreateRun, useServerLimits } from '../../api/queries.ts'
+import { getRun } from '../../api/client.ts'
+import { queryKeys, useCreateRun, useServerLimits } from '../../api/queries.ts'
 import { useTopologies } from '../../api/topology-queries.ts'
 import { formatCount } from '../../lib/format.ts'
 import {
+  hnswFields,
   type RunFormValues,
   runFormChoices,
+  runFormFromRun,
   runFormFromSearch,
   validateRunForm,
 } from '../../runs/run-form.ts'
@@ -32,13 +36,18 @@ const CHOICE_LABELS: Record<keyof typeof runFormChoices, string> = {
   assignment: 'Assignment',
   approximateSearch: 'Approximate search',
   partials: 'Partial sums',
+  encoding: 'Centroid encoding',
   init: 'Init',
 }
+
+/** Choices that only an approximate assignment uses. */
+const APPROXIMATE_ONLY = new Set<string>(['approximateSearch'])
 
 /**
  * The "New run" form: ready datasets only, saved topologies (with version), fixed choices as
  * selects, every server limit checked at its field before submit; a queued run opens its page.
- * `?topology=ID&version=N` in the address preselects a topology ("Run on this topology").
+ * `?topology=ID&version=N` in the address preselects a topology ("Run on this topology");
+ * `?cloneOf=RUN` fills every field with that run's settings ("Run again").
  */
 export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
   const [, navigate] = useLocation()
@@ -48,6 +57,20 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
   const topologies = useTopologies()
   const [values, setValues] = useState<RunFormValues>(() => runFormFromSearch(search))
   const [touched, setTouched] = useState(false)
+  const cloneOf = new URLSearchParams(search).get('cloneOf')
+  const source = useQuery({
+    queryKey: cloneOf === null ? ['runs', 'none'] : queryKeys.run(cloneOf),
+    queryFn: () => getRun(cloneOf as string),
+    enabled: cloneOf !== null,
+  })
+  const [clonedFrom, setClonedFrom] = useState<string | null>(null)
+  // Filled once, when the source run arrives; later edits are the user's.
+  useEffect(() => {
+    if (source.data && clonedFrom !== source.data.id) {
+      setValues(runFormFromRun(source.data))
+      setClonedFrom(source.data.id)
+    }
+  }, [source.data, clonedFrom])
   const ready = (props.datasets ?? []).filter((d) => d.status === 'ready')
   // Until the user picks one, the newest ready dataset is chosen.
   const datasetId = values.datasetId !== '' ? values.datasetId : (ready[0]?.id ?? '')
@@ -86,6 +109,15 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
         <span className="card-subtitle">K-means on the Map-Collective runtime</span>
       </div>
       <form onSubmit={onSubmit} noValidate>
+        {cloneOf !== null && (
+          <p className="notice" role="status" data-testid="run-clone-notice">
+            {source.isError
+              ? `Could not read run ${cloneOf.slice(0, 8)} to copy its settings.`
+              : clonedFrom
+                ? `Settings of run ${source.data?.name ?? clonedFrom.slice(0, 8)}: change what you like and start.`
+                : 'Reading the settings of the run to copy…'}
+          </p>
+        )}
         <div className="run-form">
           <div className="field field-wide">
             <label htmlFor="run-dataset">Dataset</label>
@@ -165,7 +197,7 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
           />
           {(Object.keys(runFormChoices) as (keyof typeof runFormChoices)[])
             // The search of an approximate assignment means nothing for an exact one.
-            .filter((name) => name !== 'approximateSearch' || values.assignment === 'approximate')
+            .filter((name) => !APPROXIMATE_ONLY.has(name) || values.assignment === 'approximate')
             .map((name) => (
               <SelectField
                 key={name}
@@ -176,7 +208,40 @@ export function NewRunForm(props: { datasets: Dataset[] | undefined }) {
                 onChange={(v) => set(name, v as never)}
               />
             ))}
+          {values.assignment === 'approximate' && (
+            <>
+              {hnswFields.map(([field, , label]) => (
+                <div className="field" key={field}>
+                  <label htmlFor={`run-${field}`}>HNSW {label}</label>
+                  <input
+                    id={`run-${field}`}
+                    name={field}
+                    inputMode="decimal"
+                    placeholder="runtime default"
+                    value={values[field]}
+                    aria-invalid={shown(field) ? true : undefined}
+                    onChange={(e) => set(field, e.target.value)}
+                  />
+                  {fieldError(field)}
+                </div>
+              ))}
+              <SelectField
+                name="hnswScalar"
+                label="HNSW scalar (--hnsw-scalar)"
+                value={values.hnswScalar}
+                choices={['', ...hnswScalarTypes]}
+                onChange={(v) => set('hnswScalar', v as RunFormValues['hnswScalar'])}
+              />
+            </>
+          )}
         </div>
+        {values.topologyId !== '' && (values.launcher ?? 'local') === 'local' && (
+          <p className="muted" data-testid="run-link-speed-note">
+            Local workers talk over loopback: the topology gives each worker its rack (chain order, intra- and
+            cross-rack bytes), but its link speeds and latencies do not slow a local run. They drive the
+            what-if and placement predictions.
+          </p>
+        )}
         <div className="run-form-actions">
           <button
             type="submit"
@@ -219,7 +284,7 @@ function SelectField(props: {
       >
         {props.choices.map((c) => (
           <option key={c} value={c}>
-            {c}
+            {c === '' ? 'runtime default' : c}
           </option>
         ))}
       </select>

@@ -11,9 +11,11 @@ import { formatCount } from '../../lib/format.ts'
 import {
   compareLabel,
   datasetMismatchWarning,
+  diffParams,
   parseCompareIds,
   reduceMethod,
 } from '../../runs/run-compare.ts'
+import { MAX_COMPARED_RUNS, runTitle } from '../../runs/run-filters.ts'
 import { RunLive } from '../../runs/run-live.ts'
 import { formatInertia } from './run-format.ts'
 import './runs.css'
@@ -24,12 +26,14 @@ type Metric = 'total' | StageName
 const ACTIVE_REFRESH_MS = 5_000
 
 /**
- * `/runs/compare?ids=a,b,c`: the stage time (total or one stage) and the inertia of two or more runs
- * per iteration, one line per run, with a summary table. Each run's stored events are read once
+ * `/runs/compare?ids=a,b,c`: the stage time (total or one stage) and the inertia of 2 to
+ * {@link MAX_COMPARED_RUNS} runs per iteration, one line per run, a summary table and their
+ * parameters diffed. Each run's stored events are read once
  * (`GET /api/runs/:id/events`) into a {@link RunLive}.
  */
 export function RunComparePage() {
-  const ids = parseCompareIds(useSearch())
+  const asked = parseCompareIds(useSearch())
+  const ids = asked.slice(0, MAX_COMPARED_RUNS)
   const [metric, setMetric] = useState<Metric>('total')
   const results = useQueries({
     queries: ids.map((id) => ({
@@ -105,6 +109,11 @@ export function RunComparePage() {
           <Link href="/runs">Select them in the runs table</Link>
         </div>
       )}
+      {asked.length > ids.length && (
+        <div className="notice notice-warning" role="status">
+          {asked.length} runs asked: the first {MAX_COMPARED_RUNS} are compared.
+        </div>
+      )}
       {mismatch && (
         <div className="notice notice-warning" role="status" data-testid="compare-dataset-warning">
           {mismatch}
@@ -162,7 +171,7 @@ export function RunComparePage() {
                           </span>
                         </td>
                         <td className="num">
-                          <Link href={`/runs/${id}`}>{id.slice(0, 8)}</Link>
+                          <Link href={`/runs/${id}`}>{runTitle(run)}</Link>
                         </td>
                         <td>
                           <StatusBadge status={run.status} />
@@ -183,6 +192,7 @@ export function RunComparePage() {
               </table>
             </div>
           </section>
+          {loaded.length >= 2 && <ParamDiff runs={loaded.map((l) => l.run)} />}
           <div className="compare-grid">
             <section className="card" aria-label="Stage time comparison">
               <div className="card-header">
@@ -227,5 +237,52 @@ export function RunComparePage() {
         </>
       )}
     </div>
+  )
+}
+
+/** The compared runs' parameters: those that differ, a column per run; those they share, on one line. */
+function ParamDiff(props: { runs: Run[] }) {
+  const { differ, same } = diffParams(props.runs)
+  return (
+    <section className="card" aria-label="Parameters compared">
+      <div className="card-header">
+        <h2>Parameters</h2>
+        <span className="card-subtitle">
+          {differ.length === 0 ? 'the same in every run' : `${differ.length} differ`}
+        </span>
+      </div>
+      {differ.length > 0 && (
+        <div className="table-wrap">
+          <table className="table table-compact" data-testid="compare-params">
+            <thead>
+              <tr>
+                <th>Parameter</th>
+                {props.runs.map((r) => (
+                  <th key={r.id}>{runTitle(r)}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {differ.map((row) => (
+                <tr key={row.name} data-param={row.name}>
+                  <td>{row.name}</td>
+                  {row.values.map((v, i) => (
+                    <td key={props.runs[i]?.id ?? i} className="num">
+                      {v.length > 40 ? `${v.slice(0, 40)}…` : v}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="muted">
+        Same in all:{' '}
+        {same
+          .map((s) => `${s.name} ${s.value.length > 24 ? `${s.value.slice(0, 24)}…` : s.value}`)
+          .join(' · ')}
+      </p>
+    </section>
   )
 }

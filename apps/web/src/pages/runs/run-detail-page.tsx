@@ -1,5 +1,5 @@
 import { assignmentFormats, type Run, vocabularyExportFormats } from '@codebook/shared'
-import { useMemo } from 'react'
+import { useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import { isRunActive, useCancelRun, useRun } from '../../api/queries.ts'
 import { assignmentsHref } from '../../api/vocabulary-client.ts'
@@ -16,6 +16,7 @@ import { isRunResumable, useResumeRun } from '../../runs/run-mutations.ts'
 import { runStopReason } from '../../runs/run-outcome.ts'
 import { useRunEvents, useThrottled } from '../../runs/use-run-events.ts'
 import { formatInertia, runDurationSeconds } from './run-format.ts'
+import { DeleteRunDialog, RunLabelsCard } from './run-labels.tsx'
 import { RunLaunchCard } from './run-launch-card.tsx'
 import { RunLogPanel } from './run-log-panel.tsx'
 import { RunSources } from './run-sources.tsx'
@@ -135,6 +136,7 @@ export function RunDetailPage(props: { id: string }) {
         </div>
         <Params run={r} />
       </section>
+      <RunLabelsCard run={r} />
       <RunLaunchCard run={r} />
       {r.status === 'succeeded' && r.vocabularyId && <VocabularyCard vocabularyId={r.vocabularyId} />}
 
@@ -194,11 +196,19 @@ function RunHeader(props: { run: Run }) {
   const r = props.run
   const cancel = useCancelRun()
   const resume = useResumeRun()
+  const [deleting, setDeleting] = useState(false)
   return (
     <header className="page-header">
       <div>
         <h1 className="with-badge">
-          Run <span className="num">{r.id.slice(0, 8)}</span> <StatusBadge status={r.status} />
+          {r.name ? (
+            <span data-testid="run-name">{r.name}</span>
+          ) : (
+            <>
+              Run <span className="num">{r.id.slice(0, 8)}</span>
+            </>
+          )}{' '}
+          <StatusBadge status={r.status} />
         </h1>
         <p className="page-subtitle">
           <RunSources run={r} /> · k = {r.params.k} · created {formatDateTime(r.createdAt)}
@@ -226,6 +236,17 @@ function RunHeader(props: { run: Run }) {
             {resume.isPending ? 'Resuming…' : `Resume from iteration ${r.checkpointIteration}`}
           </button>
         )}
+        <Link
+          href={`/runs?cloneOf=${encodeURIComponent(r.id)}`}
+          className="btn"
+          title="Open the run form with this run's settings"
+        >
+          Run again
+        </Link>
+        <button type="button" className="btn btn-danger-outline" onClick={() => setDeleting(true)}>
+          Delete…
+        </button>
+        {deleting && <DeleteRunDialog run={r} onClose={() => setDeleting(false)} />}
       </div>
     </header>
   )
@@ -247,6 +268,14 @@ function Params(props: { run: Run }) {
     ['assignment', p.assignment === 'approximate' ? `approximate (${p.approximateSearch})` : 'exact'],
     ['algorithm', p.assignment === 'approximate' ? '—' : p.algorithm],
     ['init', p.init],
+    ['encoding', p.encoding],
+    ['partials', p.partials],
+    ...(p.assignment === 'approximate' && p.hnsw
+      ? Object.entries(p.hnsw).map(([key, value]): [string, string | number] => [
+          `hnsw ${key}`,
+          String(value),
+        ])
+      : []),
     ['kernel', p.kernel],
     ['seed', p.seed],
     ['launcher', p.launcher ?? 'local'],

@@ -1,10 +1,13 @@
 import type { Run } from '@codebook/shared'
 
-/** Inertia with 4 significant digits in scientific form when large: 1.234e+6; '—' when null. */
+/**
+ * Inertia exactly: JavaScript's shortest form that reads back as the same float64 ("20232" for
+ * 20232.0, "20232.125" for 20232.125; an exponent only past 1e21). A rounded "20230" looked exact
+ * and was not. '—' when null.
+ */
 export function formatInertia(v: number | null | undefined): string {
   if (v === null || v === undefined) return '—'
-  if (v !== 0 && (Math.abs(v) >= 1e5 || Math.abs(v) < 1e-3)) return v.toExponential(3)
-  return String(Number(v.toPrecision(4)))
+  return String(v)
 }
 
 /** Seconds from start to finish (to `now` while running); null before it started. */

@@ -15,8 +15,17 @@ export function RunTable(props: {
   /** Runs ticked for comparison. */
   selected: ReadonlySet<string>
   onToggle: (id: string) => void
+  /** A filter is set: an empty table says no run matches. */
+  filtered?: boolean
 }) {
   const [, navigate] = useLocation()
+  if (props.runs.length === 0 && props.filtered) {
+    return (
+      <div className="empty" data-testid="runs-none-match">
+        <strong>No run matches these filters.</strong>
+      </div>
+    )
+  }
   if (props.runs.length === 0) {
     return (
       <div className="empty">
@@ -56,15 +65,24 @@ export function RunTable(props: {
                 <input
                   type="checkbox"
                   onClick={(e) => e.stopPropagation()}
-                  aria-label={`Compare run ${r.id.slice(0, 8)}`}
+                  aria-label={`Compare run ${r.name ?? r.id.slice(0, 8)}`}
                   checked={props.selected.has(r.id)}
                   onChange={() => props.onToggle(r.id)}
                 />
               </td>
               <td className="cell-name num">
                 <Link href={`/runs/${r.id}`} onClick={(e) => e.stopPropagation()}>
-                  {r.id.slice(0, 8)}
+                  {r.name ?? r.id.slice(0, 8)}
                 </Link>
+                {(r.tags ?? []).length > 0 && (
+                  <span className="run-tags">
+                    {r.tags?.map((t) => (
+                      <span key={t} className="code-tag run-tag">
+                        {t}
+                      </span>
+                    ))}
+                  </span>
+                )}
               </td>
               <td>
                 <div className="cell-status">

@@ -1,19 +1,31 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
-import { isRunActive, useDatasets, useRuns } from '../../api/queries.ts'
+import { isRunActive, useDatasets, useFilteredRuns } from '../../api/queries.ts'
 import { Pager, pageOf } from '../../components/pager.tsx'
 import { compareHref } from '../../runs/run-compare.ts'
+import {
+  emptyRunFilters,
+  MAX_COMPARED_RUNS,
+  type RunSort,
+  runFiltersOf,
+  sortRuns,
+} from '../../runs/run-filters.ts'
 import { NewRunForm } from './new-run-form.tsx'
+import { RunFilterBar } from './run-filter-bar.tsx'
 import { RunTable } from './run-table.tsx'
 import './runs.css'
 
-/** `/runs`: the new-run form and the table of runs. */
+/** `/runs`: the new-run form and the table of runs (filtered by the server, sorted here; live through `run:changed`). */
 export function RunsPage() {
-  const runs = useRuns()
+  const [filterValues, setFilterValues] = useState(emptyRunFilters)
+  const [sort, setSort] = useState<RunSort>('newest')
+  const filters = useMemo(() => runFiltersOf(filterValues), [filterValues])
+  const runs = useFilteredRuns(filters)
   const datasets = useDatasets()
   const now = useNow(runs.data?.some(isRunActive) ?? false)
   const [page, setPage] = useState(0)
-  const shown = pageOf(runs.data ?? [], page)
+  const sorted = useMemo(() => sortRuns(runs.data ?? [], sort), [runs.data, sort])
+  const shown = pageOf(sorted, page)
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set())
   const toggle = (id: string) =>
     setSelected((s) => {
@@ -21,14 +33,17 @@ export function RunsPage() {
       if (!next.delete(id)) next.add(id)
       return next
     })
-  // Keep the table's order (newest first) in the link.
-  const picked = runs.data?.filter((r) => selected.has(r.id)).map((r) => r.id) ?? []
+  // Keep the table's order in the link.
+  const picked = sorted.filter((r) => selected.has(r.id)).map((r) => r.id)
+  const tooMany = picked.length > MAX_COMPARED_RUNS
   return (
     <div className="page">
       <header className="page-header">
         <div>
           <h1>Runs</h1>
-          <p className="page-subtitle">K-means runs over a dataset: start, watch, cancel.</p>
+          <p className="page-subtitle">
+            K-means runs over a dataset: start, watch, cancel; name, note, tag, compare and delete them.
+          </p>
         </div>
       </header>
       <NewRunForm datasets={datasets.data} />
@@ -36,18 +51,36 @@ export function RunsPage() {
         <div className="card-header">
           <h2>All runs</h2>
           <div className="compare-bar">
-            {runs.data && <span className="card-subtitle num">{runs.data.length} total</span>}
-            {picked.length >= 2 ? (
+            {runs.data && (
+              <span className="card-subtitle num" data-testid="runs-count">
+                {runs.data.length} {Object.keys(filters).length > 0 ? 'matching' : 'total'}
+              </span>
+            )}
+            {tooMany ? (
+              <button type="button" className="btn" disabled>
+                Compare at most {MAX_COMPARED_RUNS} runs ({picked.length} ticked)
+              </button>
+            ) : picked.length >= 2 ? (
               <Link href={compareHref(picked)} className="btn btn-primary">
                 Compare {picked.length} runs
               </Link>
             ) : (
-              <button type="button" className="btn" disabled title="Tick two or more runs">
+              <button type="button" className="btn" disabled title={`Tick 2 to ${MAX_COMPARED_RUNS} runs`}>
                 Compare runs
               </button>
             )}
           </div>
         </div>
+        <RunFilterBar
+          values={filterValues}
+          onChange={(v) => {
+            setFilterValues(v)
+            setPage(0)
+          }}
+          sort={sort}
+          onSort={setSort}
+          datasets={datasets.data}
+        />
         {runs.isPending ? (
           <div className="loading">Loading runs…</div>
         ) : runs.data ? (
@@ -57,6 +90,7 @@ export function RunsPage() {
             now={now}
             selected={selected}
             onToggle={toggle}
+            filtered={Object.keys(filters).length > 0}
           />
         ) : (
           <div className="empty">Could not load runs.</div>

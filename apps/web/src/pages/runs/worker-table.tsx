@@ -6,7 +6,7 @@ import { formatInertia } from './run-format.ts'
 
 /**
  * Per-worker detail of one iteration: host and rack, time per stage (the worker on the critical path of each stage
- * is marked), and bytes sent within the rack and across racks over all stages.
+ * is marked), bytes sent within the rack and across racks over all stages, and the worker's peak memory so far.
  */
 export const WorkerTable = memo(function WorkerTable(props: { report: IterationReport }) {
   const { report } = props
@@ -29,6 +29,9 @@ export const WorkerTable = memo(function WorkerTable(props: { report: IterationR
             <th className="right">Cross-rack</th>
             <th className="right">Inertia</th>
             <th className="right">Reassigned</th>
+            <th className="right" title="Peak resident set of the worker's process so far">
+              Peak memory
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -64,6 +67,9 @@ export const WorkerTable = memo(function WorkerTable(props: { report: IterationR
                 <td className="right num">{formatBytes(cross)}</td>
                 <td className="right num">{formatInertia(w.inertia)}</td>
                 <td className="right num">{formatCount(w.reassigned)}</td>
+                <td className="right num" data-testid="worker-max-rss">
+                  {w.maxRssBytes === undefined ? '—' : formatBytes(w.maxRssBytes)}
+                </td>
               </tr>
             )
           })}
