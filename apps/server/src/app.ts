@@ -124,6 +124,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await app.register(datasetsPlugin, {
       seedDemo: config.seedDemo,
       importOptions: { maxExpandedBytes: config.maxExpandedBytes },
+      diskReserveBytes: config.diskReserveBytes,
     })
     await app.register(topologiesPlugin, { seedDemo: config.seedDemo })
     await app.register(plansPlugin)

@@ -42,6 +42,8 @@ export interface Config {
   uploadExpiryMs: number
   /** Most bytes one compressed dataset upload may expand to while it is imported. */
   maxExpandedBytes: number
+  /** Free disk an import never takes: uploads and expansions past it fail `INSUFFICIENT_SPACE`. */
+  diskReserveBytes: number
   /** Workers of `join` and `slurm` runs: where they connect and how long a run waits for them. */
   workerLaunch: LaunchSettings
 }
@@ -136,6 +138,8 @@ const EnvSchema = z.object({
   // A fixed default rather than a multiple of the upload limit: 256 GiB of text is ~25 G values,
   // far past what one machine clusters, and a multiple of 64 GiB would bound nothing.
   CODEBOOK_MAX_EXPANDED_BYTES: byteCount(256 * GiB),
+  // Imports leave this much of the home's disk free (the expansion is also capped by free − reserve).
+  CODEBOOK_DISK_RESERVE_BYTES: byteCount(GiB),
   // Where workers on other hosts reach this server (join command, Slurm jobs); default this host's name.
   CODEBOOK_JOIN_HOST: z.preprocess(
     unsetIfEmpty,
@@ -218,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       isIP(e.HOST) === 0 ? [...e.CODEBOOK_ALLOWED_HOSTS, e.HOST.toLowerCase()] : e.CODEBOOK_ALLOWED_HOSTS,
     uploadExpiryMs: e.CODEBOOK_UPLOAD_EXPIRY_HOURS * 3600_000,
     maxExpandedBytes: e.CODEBOOK_MAX_EXPANDED_BYTES,
+    diskReserveBytes: e.CODEBOOK_DISK_RESERVE_BYTES,
     workerLaunch: {
       joinHost: e.CODEBOOK_JOIN_HOST ?? hostname(),
       // An address is bound as given; a host name may resolve to any interface, so all are bound.

@@ -96,6 +96,7 @@ export function testConfig(
     allowedHosts: [],
     uploadExpiryMs: 24 * 3600_000,
     maxExpandedBytes: 256 * 1024 ** 3,
+    diskReserveBytes: 1024 ** 3,
     // Workers of join and slurm runs are on this machine in tests.
     workerLaunch: { joinHost: '127.0.0.1', listenHost: '127.0.0.1', joinTimeoutMs: 60_000 },
     ...overrides,
