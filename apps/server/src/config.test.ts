@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       allowedHosts: [],
       uploadExpiryMs: 24 * 3600_000,
       maxExpandedBytes: 256 * 1024 ** 3,
+      diskReserveBytes: 1024 ** 3,
     })
     expect(config.webDist).toMatch(/apps[/\\]web[/\\]dist$/)
   })
@@ -46,6 +47,7 @@ describe('loadConfig', () => {
       CODEBOOK_ALLOWED_HOSTS: 'Codebook.Lab.example,.cluster.internal',
       CODEBOOK_UPLOAD_EXPIRY_HOURS: '2',
       CODEBOOK_MAX_EXPANDED_BYTES: '1073741824',
+      CODEBOOK_DISK_RESERVE_BYTES: '2147483648',
       CODEBOOK_JOIN_HOST: '10.1.2.3',
       CODEBOOK_JOIN_TIMEOUT_SECONDS: '90',
       CODEBOOK_SLURM_WORKER: 'codebook  worker',
@@ -68,6 +70,7 @@ describe('loadConfig', () => {
       allowedHosts: ['codebook.lab.example', '.cluster.internal'],
       uploadExpiryMs: 2 * 3600_000,
       maxExpandedBytes: 1073741824,
+      diskReserveBytes: 2147483648,
       workerLaunch: {
         joinHost: '10.1.2.3',
         listenHost: '10.1.2.3',
