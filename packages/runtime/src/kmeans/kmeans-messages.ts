@@ -9,6 +9,7 @@ import {
 import { z } from 'zod'
 import { broadcastAlgorithms } from '../collectives/broadcast/index.ts'
 import { aggregationModes } from '../collectives/regroup/regroup.ts'
+import { combineKinds } from './centroid-combine.ts'
 
 /** The control messages of the K-means application and its iteration report, as zod schemas. */
 
@@ -115,6 +116,12 @@ export const TrainRequest = z.object({
    * `exact`: int32 or float64); `float32` rounds non-integer sums (docs/runtime.md, "Float32 partial sums").
    */
   partials: z.enum(runPartials).optional(),
+  /**
+   * What the combine gathers at the root (default `partials`: the reduced sums, exact);
+   * `centroids`: each reducer's block of centroids in `encoding`, as the papers' reducers sent
+   * them (regroup only; `kmeans/centroid-combine.ts`).
+   */
+  combine: z.enum(combineKinds).optional(),
 })
 export type TrainRequest = z.infer<typeof TrainRequest>
 

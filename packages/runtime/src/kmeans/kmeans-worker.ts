@@ -32,6 +32,7 @@ import { type CentroidGraph, DEFAULT_WALK_DEGREE } from './accel/centroid-graph.
 import { createHamerlyState } from './accel/hamerly.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
+import { centroidBlockCombiner } from './centroid-combine.ts'
 import { pruneCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
 import { decodeCentroids, encodeCentroids } from './encoding/centroid-encoding.ts'
@@ -215,7 +216,9 @@ async function reduceSums(
     now,
   )
   const t = now()
-  const full = await combineAtRoot(g(ops.combine), req.root, r, req.aggregation, combiner)
+  const gatherer =
+    req.combine === 'centroids' ? centroidBlockCombiner(req.d, req.encoding ?? 'float32') : combiner
+  const full = await combineAtRoot(g(ops.combine), req.root, r, req.aggregation, gatherer)
   return { ...r, full, combineMs: now() - t, savedBytes }
 }
 

@@ -223,6 +223,46 @@ describe('K-means on the runtime', () => {
     }
   })
 
+  it('--combine centroids: the root gets each block as centroids in the encoding, within half a uint8 step of Lloyd', async () => {
+    // The workers assign to the decoded uint8 init, so the reference starts there too; after one
+    // update the reducers send centroid blocks quantised per dimension over their block's range,
+    // at most the global range: half a step of it bounds every coordinate (closed form).
+    const decodedInit = decodeCentroids(encodeCentroids(init, K, D, 'uint8'), K, D, 'uint8')
+    const ref = lloydReference(points, D, decodedInit, { maxIterations: 1, tol: 0, seed: 3 })
+    const reports: IterationReport[] = []
+    const run = await runKmeans(
+      pool,
+      options({
+        maxIterations: 1,
+        encoding: 'uint8',
+        combine: 'centroids',
+        onIteration: (r) => reports.push(r),
+      }),
+    )
+    let worst = 0
+    for (let t = 0; t < D; t++) {
+      let lo = Number.POSITIVE_INFINITY
+      let hi = Number.NEGATIVE_INFINITY
+      for (let j = 0; j < K; j++) {
+        lo = Math.min(lo, ref.centroids[j * D + t]!)
+        hi = Math.max(hi, ref.centroids[j * D + t]!)
+      }
+      const halfStep = (hi - lo) / 255 / 2
+      for (let j = 0; j < K; j++) {
+        const err = Math.abs(run.centroids[j * D + t]! - ref.centroids[j * D + t]!)
+        expect(err, `centroid ${j}, dimension ${t}`).toBeLessThanOrEqual(halfStep * (1 + 1e-5) + 1e-6)
+        worst = Math.max(worst, err)
+      }
+    }
+    // The quantisation happened (the exact sums would leave no error at all).
+    expect(worst).toBeGreaterThan(1e-6)
+    // The combine moved fewer bytes than the exact sums do.
+    const sums: IterationReport[] = []
+    await runKmeans(pool, options({ maxIterations: 1, encoding: 'uint8', onIteration: (r) => sums.push(r) }))
+    const combineBytes = (r: IterationReport) => r.workers.reduce((s, w) => s + w.stages.combine.bytesSent, 0)
+    expect(combineBytes(reports[0]!)).toBeLessThan(combineBytes(sums[0]!))
+  })
+
   it('stops on the relative inertia change when tol > 0', async () => {
     const ref = lloydReference(points, D, init, { maxIterations: 60, tol: 1e-3, seed: 3 })
     const run = await runKmeans(pool, options({ tol: 1e-3 }))

@@ -26,6 +26,7 @@ import {
   type KmeansAlgorithmChoice,
   type KmeansAssignment,
 } from './algorithm.ts'
+import type { CombineKind } from './centroid-combine.ts'
 import { checkpointFile, checkpointShape, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type CentroidEncoding, encodedBytes } from './encoding/centroid-encoding.ts'
 import type { InitFromFileRequest } from './init/compute-init.ts'
@@ -108,6 +109,11 @@ export interface KmeansRunOptions {
   hnsw?: LoadRequest['hnsw']
   /** Encoding of the centroid broadcast (default float32: exact). */
   encoding?: CentroidEncoding
+  /**
+   * What the combine gathers at the root (default `partials`, exact); `centroids` sends each
+   * reducer's centroid block in `encoding`, as the papers did (lossy as the encoding is).
+   */
+  combine?: CombineKind
   /**
    * Encoding of the cluster-sum blocks (default `exact`: int32 or float64); `float32` rounds
    * non-integer sums on the wire, within the bound of docs/runtime.md ("Float32 partial sums").
@@ -323,6 +329,7 @@ async function drive(pool: WorkerPool, opts: KmeansRunOptions, dir: string): Pro
       timeoutMs: opts.timeoutMs,
       encoding,
       partials: opts.partials ?? 'exact',
+      combine: opts.combine ?? 'partials',
     }
     let halted = false
     const halt = () => {

@@ -151,8 +151,9 @@ function iterationTable(): string {
 
 7.42 M × 512 vectors into 10⁶ centroids on 125 nodes of 8 map slots (the paper's run); the papers
 move centroids as bytes (512 MB a set) and their reducers send updated centroid blocks to the driver.
-\`--encoding uint8 --combine centroids\` plays that; Codebook's own runs send float32 centroids and
-combine float64 partial sums (last column).
+\`--encoding uint8 --combine centroids\` plays that (a real run takes the same two flags:
+\`codebook kmeans --encoding uint8 --combine centroids\`); Codebook's default runs send float32
+centroids and combine the exact sums (last column).
 
 ${table(
   ['stage', '>paper (s)', '>simulator, bytes (s)', '>Δ', '>moved', ">Codebook's wire (s)"],

@@ -30,6 +30,7 @@ import {
   kmeansAlgorithmChoices,
   kmeansAssignments,
 } from '../../kmeans/algorithm.ts'
+import { type CombineKind, combineKinds } from '../../kmeans/centroid-combine.ts'
 import { checkpointFile } from '../../kmeans/checkpoint.ts'
 import { CENTROID_ENCODINGS, type CentroidEncoding } from '../../kmeans/encoding/centroid-encoding.ts'
 import { DEFAULT_INIT_METHOD, INIT_METHODS, isInitMethod } from '../../kmeans/init/compute-init.ts'
@@ -74,6 +75,8 @@ export interface KmeansCommandOptions extends HnswFlags {
   encoding?: CentroidEncoding
   /** Encoding of the cluster-sum blocks (default exact: int32 or float64; float32 is lossy, bounded). */
   partials?: PartialsEncoding
+  /** What the combine gathers at the root: the sums (exact), or centroid blocks in --encoding. */
+  combine?: CombineKind
   /** Points per map task whose approximate label is checked each iteration (default 256). */
   recallSample?: number
   seed: number
@@ -230,6 +233,8 @@ export async function runKmeansCommand(
       )
     const result = await runKmeans(pool, {
       ...kmeansOptionsOf(spec),
+      // Not a server run parameter (yet): the papers' combine, for reproducing their byte counts.
+      combine: o.combine,
       data: { kind: 'npy', file: o.data, n, d },
       ...(fromFile ? { init: fromFile } : {}),
       checkpointDir,
@@ -396,6 +401,14 @@ export function registerKmeans(program: Command, io: CommandIo = processIo()): v
       new Option('--encoding <enc>', 'centroid broadcast encoding (float16 / uint8 are lossy)')
         .choices(CENTROID_ENCODINGS)
         .default('float32'),
+    )
+    .addOption(
+      new Option(
+        '--combine <what>',
+        "what the combine gathers at the root: partials (the reduced sums, exact) or centroids (each reducer's block of centroids in --encoding, as the papers' reducers sent them; lossy as the encoding)",
+      )
+        .choices(combineKinds)
+        .default('partials'),
     )
     .addOption(
       new Option(
