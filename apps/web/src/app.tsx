@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter'
 import { useHealth } from './api/queries.ts'
 import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
@@ -44,11 +44,17 @@ const TopologyPage = lazy(() =>
 /** The application shell: sidebar, header with server health, and the routed page. */
 export function App() {
   const socket = useDatasetEventSocket()
+  // On a narrow screen the sidebar is a menu the header's button opens; a navigation closes it.
+  const [navOpen, setNavOpen] = useState(false)
+  const [path] = useLocation()
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closing on every route change is the point
+  useEffect(() => setNavOpen(false), [path])
   return (
-    <div className="shell">
+    <div className={`shell${navOpen ? ' shell-nav-open' : ''}`}>
       <Sidebar />
+      {navOpen && <div className="nav-scrim" aria-hidden="true" onClick={() => setNavOpen(false)} />}
       <div className="main">
-        <HeaderBar socket={socket} />
+        <HeaderBar socket={socket} navOpen={navOpen} onToggleNav={() => setNavOpen((o) => !o)} />
         <main className="content">
           <TokenBanner />
           <ErrorBanner />
@@ -129,7 +135,7 @@ function Sidebar() {
   const [onVocabularies] = useRoute('/vocabularies')
   const [onReductions] = useRoute('/reductions/*?')
   return (
-    <aside className="sidebar">
+    <aside className="sidebar" id="app-sidebar">
       <div className="sidebar-inner">
         <div className="brand">
           <svg viewBox="0 0 24 24" className="brand-mark" aria-hidden="true">
@@ -169,7 +175,7 @@ function Sidebar() {
   )
 }
 
-function HeaderBar(props: { socket: SocketStatus }) {
+function HeaderBar(props: { socket: SocketStatus; navOpen: boolean; onToggleNav: () => void }) {
   const health = useHealth()
   const ok = health.data?.status === 'ok'
   const [path] = useLocation()
@@ -179,6 +185,18 @@ function HeaderBar(props: { socket: SocketStatus }) {
   }, [title])
   return (
     <header className="topbar">
+      <button
+        type="button"
+        className="menu-button"
+        aria-label="Menu"
+        aria-controls="app-sidebar"
+        aria-expanded={props.navOpen}
+        onClick={props.onToggleNav}
+      >
+        <svg viewBox="0 0 24 24" aria-hidden="true">
+          <path d="M4 7h16M4 12h16M4 17h16" />
+        </svg>
+      </button>
       <div className="topbar-title" data-testid="page-title">
         {title}
       </div>

@@ -1,5 +1,6 @@
 import type { Evaluation, ImageSet } from '@codebook/shared'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { INLINE_ERROR } from '../components/inline-error.tsx'
 import type { ImageSetUploadQuery } from '../evaluations/image-set-form.ts'
 import {
   cancelEvaluation,
@@ -103,6 +104,8 @@ export function useEvaluation(id: string, socketLive: boolean) {
 export function useUploadImageSet() {
   const queryClient = useQueryClient()
   return useMutation({
+    // The form shows a refusal at its field (GRID_MISMATCH at the cell size) or under its button.
+    meta: INLINE_ERROR,
     mutationFn: (v: { query: ImageSetUploadQuery; file: Blob }) => uploadImageSet(v.query, v.file),
     onSuccess: (set) => {
       queryClient.setQueryData<ImageSet[]>(evaluationKeys.imageSets, (list) =>
@@ -117,6 +120,8 @@ export function useUploadImageSet() {
 export function useCreateEvaluation() {
   const queryClient = useQueryClient()
   return useMutation({
+    // The form shows a refusal under its button.
+    meta: INLINE_ERROR,
     mutationFn: createEvaluation,
     onSuccess: (evaluation) => {
       queryClient.setQueryData(evaluationKeys.evaluation(evaluation.id), evaluation)

@@ -28,9 +28,27 @@ export interface TokenStatusStore {
    * not stored and its reason is in the status. Resolves to whether it was accepted.
    */
   paste(token: string): Promise<boolean>
-  /** A write was refused with `code`: 401 `UNAUTHORIZED` / `INVALID_TOKEN` → `missing` / `rejected`. */
-  reportRefusal(code: string, message: string): void
+  /**
+   * A write was refused with `code`: 401 `UNAUTHORIZED` / `INVALID_TOKEN` → `missing` / `rejected`.
+   * `reason` (plain words, e.g. {@link NOT_DONE_WITHOUT_TOKEN}) is shown without a token when the
+   * refused control does not say it itself.
+   */
+  reportRefusal(code: string, reason?: string): void
 }
+
+/** Why the banner is back after a write was refused with the stored token. */
+export const REFUSED_STORED =
+  'A change was just refused: the token kept in this browser is not this server’s (it may have been replaced). Paste the current one.'
+
+/** What the banner adds when a button's change was refused for want of a token. */
+export const NOT_DONE_WITHOUT_TOKEN = 'That change was not made: it needs the API token.'
+
+/** A stored token the server does not accept, in words. */
+const STORED_NOT_ACCEPTED =
+  'The token kept in this browser is not this server’s (it may have been replaced). Paste the current one.'
+
+/** A refused paste, in words. */
+const REFUSED_PASTE = 'That token was refused — it is not this server’s API token.'
 
 function codeOf(err: unknown): { code: string; message: string } {
   const e = err as { code?: unknown; message?: unknown } | null
@@ -55,7 +73,7 @@ export function createTokenStatusStore(check: TokenCheck): TokenStatusStore {
       return { state: 'valid', message: null }
     } catch (err) {
       const { code, message } = codeOf(err)
-      if (TOKEN_ERROR_CODES.has(code)) return { state: 'rejected', message: `${code}: ${message}` }
+      if (TOKEN_ERROR_CODES.has(code)) return { state: 'rejected', message: STORED_NOT_ACCEPTED }
       return { state: 'unknown', message: `Could not check the token (${code}: ${message})` }
     }
   }
@@ -80,12 +98,14 @@ export function createTokenStatusStore(check: TokenCheck): TokenStatusStore {
       const next = await verdict(token)
       if (next.state === 'valid') setApiToken(token)
       // A refused paste leaves what was stored; the banner says why.
-      set(next.state === 'rejected' ? { ...next, message: `That token was refused — ${next.message}` } : next)
+      set(next.state === 'rejected' ? { ...next, message: REFUSED_PASTE } : next)
       return next.state === 'valid'
     },
-    reportRefusal(code, message) {
+    reportRefusal(code, reason) {
       if (!TOKEN_ERROR_CODES.has(code)) return
-      set({ state: getApiToken() === null ? 'missing' : 'rejected', message: `${code}: ${message}` })
+      // Said once, in plain words: without a token the heading says why; `reason` what was not done.
+      if (getApiToken() === null) return set({ state: 'missing', message: reason ?? null })
+      set({ state: 'rejected', message: REFUSED_STORED })
     },
   }
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { baseName, decimalsFor, formatBytes, formatDuration, formatFixed, formatPercent } from './format.ts'
+import {
+  baseName,
+  countOf,
+  decimalsFor,
+  formatBytes,
+  formatDuration,
+  formatFixed,
+  formatPercent,
+} from './format.ts'
 
 describe('formatBytes', () => {
   it('uses decimal units with three significant digits', () => {
@@ -48,5 +56,13 @@ describe('baseName', () => {
     expect(baseName('sift.1M.fvecs')).toBe('sift.1M')
     expect(baseName('README')).toBe('README')
     expect(baseName('.hidden')).toBe('.hidden')
+  })
+})
+
+describe('countOf', () => {
+  it('is singular for exactly one', () => {
+    expect(countOf(1, 'node')).toBe('1 node')
+    expect(countOf(0, 'node')).toBe('0 nodes')
+    expect(countOf(1500, 'class', 'classes')).toBe('1,500 classes')
   })
 })

@@ -5,6 +5,11 @@ export function formatCount(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : integer.format(n)
 }
 
+/** A count and its noun, singular for exactly one: `1 node`, `2 nodes`, `1,000 classes` (`plural` for irregular ones). */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(n)} ${n === 1 ? noun : plural}`
+}
+
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const
 
 /** Bytes in decimal units (1 MB = 10^6 B), three significant digits: 4.19 MB, 812 KB. */

@@ -2,7 +2,9 @@ import type { PlanResult, Topology } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import {
   gainOverRandom,
+  oneSiteNote,
   PLACEMENT_FORM_DEFAULTS,
+  placementFormFor,
   placementRequest,
   rankRanges,
   sitePlacements,
@@ -117,5 +119,48 @@ describe('placement panel helpers', () => {
     expect(
       (placementRequest({ ...form, sites: 'ec2-4' }, topology) as { body: object }).body,
     ).not.toHaveProperty('topology')
+  })
+})
+
+describe('placement defaults', () => {
+  const site = (name: string, nodes: number) => ({
+    name,
+    racks: [
+      {
+        name: `${name}-r`,
+        uplinkGbps: 10,
+        nodes: Array.from({ length: nodes }, (_, i) => ({
+          name: `${name}-${i}`,
+          host: 'local',
+          slots: 1,
+          nicGbps: 1,
+        })),
+      },
+    ],
+  })
+  it('defaults to the topology’s own sites when it has several with links', () => {
+    const one = { name: 'one', sites: [site('a', 4)] } as unknown as Topology
+    expect(placementFormFor(one).sites).toBe('ec2-4')
+    const two = {
+      name: 'two',
+      sites: [site('a', 4), site('b', 3)],
+      siteLinks: {
+        latencyMs: [
+          [0, 20],
+          [20, 0],
+        ],
+        bandwidthMbps: [
+          [0, 100],
+          [100, 0],
+        ],
+      },
+    } as unknown as Topology
+    expect(placementFormFor(two)).toMatchObject({ sites: 'topology', processes: '7' })
+    const unlinked = { ...two, siteLinks: undefined } as unknown as Topology
+    expect(placementFormFor(unlinked).sites).toBe('ec2-4')
+  })
+  it('says why one site ties every planner', () => {
+    expect(oneSiteNote(1)).toMatch(/every mapping costs the same/)
+    expect(oneSiteNote(4)).toBeNull()
   })
 })

@@ -10,6 +10,7 @@ import {
   type Topology,
   topologyNodes,
 } from '@codebook/shared'
+import { countOf } from '../lib/format.ts'
 
 /** What each built-in workload is, for the Placement panel's picker. */
 export const PLAN_PATTERN_LABELS = {
@@ -50,6 +51,25 @@ export const PLACEMENT_FORM_DEFAULTS: PlacementForm = {
   monteCarlo: '',
 }
 
+/**
+ * The form's starting values on `topology`: its own sites when it has several with site links
+ * (a plan on them can be used for a run on it), as many processes as it has nodes up to the
+ * default 64; otherwise the EC2 profile (a one-site topology has nothing to place across sites).
+ */
+export function placementFormFor(topology: Topology): PlacementForm {
+  const own = topologyPlanSites(topology)
+  if (!own.ok || own.sites < 2) return PLACEMENT_FORM_DEFAULTS
+  const processes = Math.min(Number(PLACEMENT_FORM_DEFAULTS.processes), own.nodes)
+  return { ...PLACEMENT_FORM_DEFAULTS, sites: 'topology', processes: String(processes) }
+}
+
+/** Why every planner ties on a plan over one site (every rank is on it whatever the mapping), else null. */
+export function oneSiteNote(sites: number): string | null {
+  return sites === 1
+    ? 'One site: every rank runs on it whatever the planner, so every mapping costs the same and no planner gains over random. Placement matters across sites: add sites with site links, or plan on a built-in profile.'
+    : null
+}
+
 /** Whether a topology's sites can be planned on (the server prices site pairs from its site links). */
 export function topologyPlanSites(
   topology: Topology,
@@ -83,7 +103,7 @@ export function placementRequest(
       return {
         ok: false,
         field: 'processes',
-        message: `this topology has ${own.nodes} nodes (one process per node)`,
+        message: `this topology has ${countOf(own.nodes, 'node')} (one process per node)`,
       }
   }
   if (f.pattern === 'kmeans' && processes > PLAN_LIMITS.maxKmeansProcesses)

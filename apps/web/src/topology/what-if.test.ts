@@ -1,7 +1,7 @@
 import type { SimulatedBroadcastRow, SimulateKmeansResult } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
 import { detectTopologyFormat, exportFileName, nameFromFile } from './import-format.ts'
-import { broadcastSeries, formatSeconds, kmeansSeries, nodeCounts } from './what-if.ts'
+import { broadcastSeries, formatSeconds, kmeansSeries, nodeCounts, whatIfErrorHint } from './what-if.ts'
 
 describe('nodeCounts', () => {
   it('spaces counts evenly up to the total, without duplicates', () => {
@@ -74,5 +74,23 @@ describe('formats', () => {
     expect(formatSeconds(8.3)).toBe('8.30 s')
     expect(formatSeconds(0.0123)).toBe('12.3 ms')
     expect(formatSeconds(2e-5)).toBe('20.0 µs')
+  })
+})
+
+describe('whatIfErrorHint', () => {
+  it('names the form’s controls, not the request fields', () => {
+    const tooLarge = {
+      code: 'SIM_TOO_LARGE',
+      message: '… use fewer nodes, fewer bytes or a larger chunkBytes',
+    }
+    expect(whatIfErrorHint(tooLarge, 'broadcast')).toMatch(/larger Chunk .* smaller Size/)
+    expect(whatIfErrorHint(tooLarge, 'broadcast')).not.toContain('chunkBytes')
+    expect(whatIfErrorHint(tooLarge, 'kmeans')).toMatch(/smaller k or d/)
+    const allToAll = {
+      code: 'SIM_TOO_LARGE',
+      message: 'the three-stage regroup over 150 nodes is an all-to-all …',
+    }
+    expect(whatIfErrorHint(allToAll, 'kmeans')).toMatch(/Aggregation ring or allreduce/)
+    expect(whatIfErrorHint({ code: 'NETWORK_ERROR', message: 'x' }, 'broadcast')).toBeNull()
   })
 })

@@ -9,6 +9,32 @@ export const BROADCAST_SIZES = [
   { label: '10 GB', bytes: 1e10 },
 ] as const
 
+/** Pipeline chunk sizes the panel offers (`chunkBytes`); the transport's 512 KiB is the default. */
+export const CHUNK_SIZES = [
+  { label: '64 KiB', bytes: 64 * 1024 },
+  { label: '512 KiB (transport default)', bytes: 512 * 1024 },
+  { label: '4 MiB', bytes: 4 * 1024 * 1024 },
+  { label: '16 MiB', bytes: 16 * 1024 * 1024 },
+  { label: '64 MiB', bytes: 64 * 1024 * 1024 },
+] as const
+
+/** The transport's chunk, the simulator's default. */
+export const DEFAULT_CHUNK_BYTES = 512 * 1024
+
+/**
+ * What to change in the What-if form after the server refused a simulation: the server names
+ * its request fields (`chunkBytes`, nodes); the panel names its own controls.
+ */
+export function whatIfErrorHint(error: unknown, part: 'broadcast' | 'kmeans'): string | null {
+  const e = error as { code?: unknown; message?: unknown } | null
+  if (e?.code !== 'SIM_TOO_LARGE') return null
+  if (typeof e.message === 'string' && e.message.includes('all-to-all'))
+    return 'In this form: choose Aggregation ring or allreduce, then predict again.'
+  return part === 'broadcast'
+    ? 'In this form: choose a larger Chunk (each chunk is one simulated message) or a smaller Size, then simulate again.'
+    : 'In this form: choose a larger Chunk, or a smaller k or d (the centroids broadcast is k × d × 4 bytes), then predict again.'
+}
+
 /** Algorithms the panel compares, in legend order. */
 export const WHAT_IF_ALGORITHMS: SimulatedBroadcast[] = ['simple', 'mst', 'bucket', 'chain', 'chain-random']
 

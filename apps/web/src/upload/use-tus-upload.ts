@@ -71,7 +71,7 @@ export interface TusUploadController {
 
 /** What a tus upload's 401 says: not an interruption but a missing or wrong token. */
 export const UPLOAD_NOT_AUTHORISED =
-  'Not authorised — paste the API token in the banner at the top of the page, then choose the file again.'
+  'Not uploaded: this browser has no accepted API token — paste it in the banner at the top of the page, then choose the file again.'
 
 /**
  * The upload error as the panel shows it. A 401 (no or a wrong token) keeps the server's code

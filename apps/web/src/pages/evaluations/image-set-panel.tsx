@@ -1,6 +1,8 @@
 import type { ImageSet } from '@codebook/shared'
 import { type FormEvent, useRef, useState } from 'react'
 import { useUploadImageSet } from '../../api/evaluation-queries.ts'
+import { toBannerError } from '../../components/error-banner.tsx'
+import { InlineError } from '../../components/inline-error.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import {
   defaultImageSetForm,
@@ -109,7 +111,12 @@ function ImageSetUploadForm() {
   }
   function set<K extends keyof ImageSetFormValues>(key: K, value: ImageSetFormValues[K]) {
     setValues((v) => ({ ...v, [key]: value }))
+    // A refusal answered the values that were sent: an edit makes it stale.
+    if (upload.isError) upload.reset()
   }
+  // The server's refusal where the user can fix it: a grid that does not tile the image at its cell size.
+  const refused = upload.error ? toBannerError(upload.error) : null
+  const gridRefusal = refused?.code === 'GRID_MISMATCH' && values.kind === 'grid' ? refused : null
   function onSubmit(e: FormEvent) {
     e.preventDefault()
     setTouched(true)
@@ -192,6 +199,11 @@ function ImageSetUploadForm() {
                 onChange={(e) => set('grid', e.target.value)}
               />
               {errors.grid && <span className="field-error">{errors.grid}</span>}
+              {gridRefusal && (
+                <span className="field-error" role="alert" data-code={gridRefusal.code}>
+                  {gridRefusal.message}
+                </span>
+              )}
             </div>
             <div className="field">
               <label htmlFor="image-set-rows">Rows per class</label>
@@ -216,6 +228,7 @@ function ImageSetUploadForm() {
           </button>
         </div>
       </div>
+      {!gridRefusal && <InlineError error={upload.error} />}
       {upload.isSuccess && (
         <div className="notice notice-success" role="status">
           <span>

@@ -11,6 +11,7 @@ import {
   ReactFlow,
   type ReactFlowInstance,
 } from '@xyflow/react'
+import { countOf } from '../../lib/format.ts'
 import '@xyflow/react/dist/style.css'
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import {
@@ -55,7 +56,7 @@ const RackNode = memo(function RackNode(props: NodeProps<Node<RackData, 'rack'>>
       <div className="topo-rack-head">
         <span className="topo-rack-name">{r.name}</span>
         <span className="topo-rack-meta num">
-          {r.nodes.length} nodes · uplink {gbps(r.uplinkGbps)}
+          {countOf(r.nodes.length, 'node')} · uplink {gbps(r.uplinkGbps)}
         </span>
       </div>
     </div>
@@ -68,7 +69,7 @@ const SiteNode = memo(function SiteNode(props: NodeProps<Node<SiteData, 'site'>>
       <strong>{props.data.name}</strong>
       <span className="num">
         {' '}
-        · {props.data.racks} racks · {props.data.nodes} nodes
+        · {countOf(props.data.racks, 'rack')} · {countOf(props.data.nodes, 'node')}
       </span>
     </div>
   )

@@ -1,4 +1,5 @@
 import type { Topology } from '@codebook/shared'
+import { countOf } from '../../lib/format.ts'
 import {
   addNode,
   addRack,
@@ -143,7 +144,11 @@ export function Inspector(props: {
             onCommit={(v) => apply(updateRack(t, rack.name, { latencyUs: v }), `latency@${token}`)}
           />
           <p className="muted topo-inspector-note num">
-            {rack.nodes.length} nodes, {rack.nodes.reduce((s, n) => s + n.slots, 0)} slots
+            {countOf(rack.nodes.length, 'node')},{' '}
+            {countOf(
+              rack.nodes.reduce((s, n) => s + n.slots, 0),
+              'slot',
+            )}
           </p>
           <div className="topo-inspector-actions">
             <button type="button" className="btn" onClick={() => apply(addNode(t, rack.name))}>
@@ -186,7 +191,8 @@ export function Inspector(props: {
         }}
       />
       <p className="muted topo-inspector-note num">
-        {counts.sites} site(s) · {counts.racks} racks · {counts.nodes} nodes · {counts.slots} slots
+        {countOf(counts.sites, 'site')} · {countOf(counts.racks, 'rack')} · {countOf(counts.nodes, 'node')} ·{' '}
+        {countOf(counts.slots, 'slot')}
       </p>
       <p className="muted topo-inspector-note">
         Click a rack or node to edit it (Delete removes it); drag a node onto another rack to move it. Ctrl+Z

@@ -17,13 +17,15 @@ import { Link } from 'wouter'
 import { planPlacement } from '../../api/topology-client.ts'
 import { EChart } from '../../charts/echart.tsx'
 import { chartColors, valueAxis } from '../../charts/echarts.ts'
-import { formatCount, formatPercent } from '../../lib/format.ts'
+import { INLINE_ERROR } from '../../components/inline-error.tsx'
+import { countOf, formatCount, formatPercent } from '../../lib/format.ts'
 import { placedRunHref } from '../../runs/run-form.ts'
 import {
   gainOverRandom,
-  PLACEMENT_FORM_DEFAULTS,
+  oneSiteNote,
   PLAN_PATTERN_LABELS,
   type PlacementForm,
+  placementFormFor,
   placementRequest,
   rankRanges,
   sitePlacements,
@@ -59,9 +61,12 @@ const NUMBER_FIELDS: {
  * "Use for a run" opens the run form on the saved topology `saved` with the shown mapping attached.
  */
 export function PlacementPanel(props: { topology: Topology; saved: TopologyRecord | null }) {
-  const [form, setForm] = useState<PlacementForm>(PLACEMENT_FORM_DEFAULTS)
-  const plan = useMutation({ mutationFn: planPlacement })
+  // The topology's own sites when it has several (a plan on them can be used for a run on it).
+  const [form, setForm] = useState<PlacementForm>(() => placementFormFor(props.topology))
+  // A refusal is shown in this card (below), not in the page banner.
+  const plan = useMutation({ mutationFn: planPlacement, meta: INLINE_ERROR })
   const own = topologyPlanSites(props.topology)
+  const tiesNote = form.sites === 'topology' && own.ok ? oneSiteNote(own.sites) : null
   const checked = placementRequest(form, props.topology)
   const error = checked.ok ? null : checked
   const set = (patch: Partial<PlacementForm>) => setForm((f) => ({ ...f, ...patch }))
@@ -88,7 +93,7 @@ export function PlacementPanel(props: { topology: Topology; saved: TopologyRecor
             <option value="azure-3">azure-3 — their three Azure regions (Table 3)</option>
             <option value="topology" disabled={!own.ok}>
               {own.ok
-                ? `this topology — ${own.sites} site${own.sites === 1 ? '' : 's'}, ${formatCount(own.nodes)} nodes`
+                ? `this topology — ${countOf(own.sites, 'site')}, ${countOf(own.nodes, 'node')}`
                 : 'this topology (its sites need site links)'}
             </option>
           </select>
@@ -169,6 +174,11 @@ export function PlacementPanel(props: { topology: Topology; saved: TopologyRecor
         pinned share of ranks is tied to a random site by the seed. Cost is the α-β model’s time of one
         communication step.
       </p>
+      {tiesNote && (
+        <div className="notice notice-warning" role="note" data-testid="placement-one-site">
+          {tiesNote}
+        </div>
+      )}
       {plan.isPending && <Planning />}
       {plan.isError && (
         <p className="field-error" role="alert">
@@ -258,13 +268,20 @@ function PlacementResult(props: { result: PlanResult; saved: TopologyRecord | nu
                     {p.truncated ? ' (time bound hit)' : ''}
                   </td>
                   <td className="num">{formatSeconds(p.cost)}</td>
-                  <td className="num">{gain === null ? '—' : formatPercent(gain)}</td>
+                  <td className="num">
+                    {gain === null ? '—' : r.sites.length === 1 ? 'tie (one site)' : formatPercent(gain)}
+                  </td>
                   <td className="num">{formatSeconds(p.planMs / 1000)}</td>
                 </tr>
               )
             })}
           </tbody>
         </table>
+        {oneSiteNote(r.sites.length) && (
+          <p className="muted topo-whatif-note" data-testid="placement-ties">
+            {oneSiteNote(r.sites.length)}
+          </p>
+        )}
         {r.monteCarlo && (
           <p className="muted num topo-whatif-note" data-testid="placement-monte-carlo">
             Monte Carlo: best of {formatCount(r.monteCarlo.samples)} random mappings{' '}
@@ -277,7 +294,7 @@ function PlacementResult(props: { result: PlanResult; saved: TopologyRecord | nu
       <div className="topo-whatif-part">
         <div className="topo-placement-shown">
           <h3>
-            Mapping ({r.pattern}, {formatCount(r.processes)} ranks)
+            Mapping ({r.pattern}, {countOf(r.processes, 'rank')})
           </h3>
           <div className="field">
             <label htmlFor="placement-shown">Planner</label>
@@ -361,7 +378,7 @@ function UseForRun(props: { result: PlanResult; planner: PlanPlanner; saved: Top
         Use for a run
       </Link>{' '}
       <span className="muted">
-        {formatCount(result.processes)} workers placed by {planner} on {saved.name} v{saved.version}
+        {countOf(result.processes, 'worker')} placed by {planner} on {saved.name} v{saved.version}
         {result.aggregation ? `, ${result.aggregation} aggregation as planned` : ''}
       </span>
     </p>

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import { renderTopologyText } from '../../api/topology-client.ts'
 import { useSaveTopology, useTopologyVersions } from '../../api/topology-queries.ts'
+import { countOf } from '../../lib/format.ts'
 import { canUndo, pushHistory, startHistory, undoHistory } from '../../topology/history.ts'
 import { exportFileName } from '../../topology/import-format.ts'
 import {
@@ -148,7 +149,7 @@ export function TopologyEditor(props: {
                 ? `v${record.version}${record.version < record.latestVersion ? ` of ${record.latestVersion}` : ''}`
                 : 'not saved'}
               {' · '}
-              {counts.racks} racks · {counts.nodes} nodes
+              {countOf(counts.racks, 'rack')} · {countOf(counts.nodes, 'node')}
               {dirty && <span className="topo-dirty"> · unsaved changes</span>}
             </span>
           </div>

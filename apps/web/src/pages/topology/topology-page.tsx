@@ -4,7 +4,7 @@ import { type FormEvent, useRef, useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { parseTopologyText } from '../../api/topology-client.ts'
 import { useDeleteTopology, useSaveTopology, useTopologies, useTopology } from '../../api/topology-queries.ts'
-import { formatDateTime } from '../../lib/format.ts'
+import { countOf, formatDateTime } from '../../lib/format.ts'
 import { detectTopologyFormat, nameFromFile } from '../../topology/import-format.ts'
 import { generateTopology } from '../../topology/topology-edit.ts'
 import { TopologyEditor } from './topology-editor.tsx'
@@ -139,7 +139,9 @@ function GeneratorCard(props: { onCreated: (id: string) => void }) {
             {save.isPending ? 'Creating…' : 'Create topology'}
           </button>
           {ok && (
-            <span className="muted num">{Number(values.racks) * Number(values.nodesPerRack)} nodes</span>
+            <span className="muted num">
+              {countOf(Number(values.racks) * Number(values.nodesPerRack), 'node')}
+            </span>
           )}
         </div>
       </form>

@@ -14,16 +14,20 @@ import { simulateBroadcast, simulateKmeans } from '../../api/topology-client.ts'
 import { EChart } from '../../charts/echart.tsx'
 import { chartColors, valueAxis } from '../../charts/echarts.ts'
 import { stageColors } from '../../charts/run-stage-chart.tsx'
-import { formatCount } from '../../lib/format.ts'
+import { INLINE_ERROR, InlineError } from '../../components/inline-error.tsx'
+import { countOf, formatCount } from '../../lib/format.ts'
 import {
   BROADCAST_SIZES,
   broadcastSeries,
+  CHUNK_SIZES,
+  DEFAULT_CHUNK_BYTES,
   formatSeconds,
   KMEANS_STAGES,
   kmeansSeries,
   nodeCounts,
   secondsBarTooltip,
   WHAT_IF_ALGORITHMS,
+  whatIfErrorHint,
 } from '../../topology/what-if.ts'
 
 const ALGORITHM_COLORS = ['#c62828', '#d97706', '#9333ea', '#2f5bea', '#6b7280']
@@ -51,11 +55,19 @@ export function WhatIfPanel(props: { topology: Topology; valid: boolean }) {
 
 function BroadcastWhatIf(props: { topology: Topology; valid: boolean }) {
   const [bytes, setBytes] = useState<number>(1e8)
+  const [chunkBytes, setChunkBytes] = useState<number>(DEFAULT_CHUNK_BYTES)
   const [logScale, setLogScale] = useState(true)
   const total = topologyNodes(props.topology).length
-  const sim = useMutation({ mutationFn: simulateBroadcast })
+  // A refusal (too many simulated messages) is shown in this card, where the user clicked.
+  const sim = useMutation({ mutationFn: simulateBroadcast, meta: INLINE_ERROR })
   const run = () =>
-    sim.mutate({ topology: props.topology, bytes, algorithms: WHAT_IF_ALGORITHMS, nodes: nodeCounts(total) })
+    sim.mutate({
+      topology: props.topology,
+      bytes,
+      chunkBytes,
+      algorithms: WHAT_IF_ALGORITHMS,
+      nodes: nodeCounts(total),
+    })
 
   const data = sim.data
   const pivot = useMemo(() => (data ? broadcastSeries(data.results) : null), [data])
@@ -114,6 +126,7 @@ function BroadcastWhatIf(props: { topology: Topology; valid: boolean }) {
             ))}
           </select>
         </div>
+        <ChunkField id="whatif-chunk" value={chunkBytes} onChange={setChunkBytes} />
         <label className="topo-check">
           <input type="checkbox" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} /> log
           scale
@@ -130,6 +143,11 @@ function BroadcastWhatIf(props: { topology: Topology; valid: boolean }) {
       <p className="muted topo-whatif-note">
         Root = first node; node counts {nodeCounts(total).join(', ')} (the first N nodes in topology order).
       </p>
+      <InlineError
+        error={sim.error}
+        hint={whatIfErrorHint(sim.error, 'broadcast')}
+        testId="whatif-broadcast-error"
+      />
       {option && pivot && (
         <>
           <EChart option={option} height={300} label="Simulated broadcast time per algorithm" />
@@ -139,7 +157,7 @@ function BroadcastWhatIf(props: { topology: Topology; valid: boolean }) {
                 <th>algorithm</th>
                 {pivot.nodes.map((n) => (
                   <th key={n} className="num">
-                    {n} nodes
+                    {countOf(n, 'node')}
                   </th>
                 ))}
               </tr>
@@ -174,12 +192,21 @@ function KmeansWhatIf(props: { topology: Topology; valid: boolean }) {
   const [d, setD] = useState('512')
   const [k, setK] = useState('1000')
   const [aggregation, setAggregation] = useState<SimulatedAggregation>('three-stage')
+  const [chunkBytes, setChunkBytes] = useState<number>(DEFAULT_CHUNK_BYTES)
   const chosen = ready.find((x) => x.id === datasetId)
   const sim = useMutation({
+    meta: INLINE_ERROR,
     mutationFn: (input: { size: { datasetId: string } | { n: number; d: number }; k: number }) =>
       Promise.all(
         KMEANS_BROADCASTS.map((broadcast) =>
-          simulateKmeans({ topology: props.topology, ...input.size, k: input.k, broadcast, aggregation }),
+          simulateKmeans({
+            topology: props.topology,
+            ...input.size,
+            k: input.k,
+            broadcast,
+            aggregation,
+            chunkBytes,
+          }),
         ),
       ),
   })
@@ -258,6 +285,7 @@ function KmeansWhatIf(props: { topology: Topology; valid: boolean }) {
             ))}
           </select>
         </div>
+        <ChunkField id="whatif-kmeans-chunk" value={chunkBytes} onChange={setChunkBytes} />
         <button
           type="button"
           className="btn btn-primary"
@@ -270,16 +298,37 @@ function KmeansWhatIf(props: { topology: Topology; valid: boolean }) {
       <p className="muted topo-whatif-note">
         One iteration on every node, per broadcast algorithm, stages run one after another.
       </p>
+      <InlineError
+        error={sim.error}
+        hint={whatIfErrorHint(sim.error, 'kmeans')}
+        testId="whatif-kmeans-error"
+      />
       {option && results && (
         <>
           <EChart option={option} height={300} label="Predicted K-means iteration per stage" />
           <p className="muted num topo-whatif-note" data-testid="kmeans-summary">
             n {formatCount(results[0]!.n)} · d {results[0]!.d} · k {formatCount(results[0]!.k)} ·{' '}
-            {results[0]!.nodes} nodes ·{' '}
+            {countOf(results[0]!.nodes, 'node')} ·{' '}
             {results.map((r) => `${r.broadcast} ${formatSeconds(r.seconds)}`).join(' · ')}
           </p>
         </>
       )}
+    </div>
+  )
+}
+
+/** The pipeline chunk of the simulated transfers (each chunk is one simulated message). */
+function ChunkField(props: { id: string; value: number; onChange: (bytes: number) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>Chunk</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(Number(e.target.value))}>
+        {CHUNK_SIZES.map((c) => (
+          <option key={c.bytes} value={c.bytes}>
+            {c.label}
+          </option>
+        ))}
+      </select>
     </div>
   )
 }
