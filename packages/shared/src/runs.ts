@@ -441,6 +441,11 @@ export const VocabularySummary = Vocabulary.extend({
   sizeBytes: z.number().int().nonnegative().nullable(),
   /** Bytes of the cached assignments (npy + csv); null until they were first downloaded. */
   assignmentsBytes: z.number().int().nonnegative().nullable(),
+  /**
+   * Whether its dataset named its pictures (HOG ids as names): `GET /api/datasets/:datasetId/picture-names`
+   * then gives line i = the name of the assignments' picture index i. False once the dataset is gone.
+   */
+  pictureNames: z.boolean(),
 })
 export type VocabularySummary = z.infer<typeof VocabularySummary>
 

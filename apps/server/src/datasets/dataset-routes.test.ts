@@ -102,6 +102,28 @@ describe.each(testDrivers())('datasets API on $name', (driver) => {
       }),
     )
     expect(preview.stats.notes?.join(' ')).toMatch(/picture ids are names/)
+
+    // The name table, for the .npy assignments' picture indices: line i names index i.
+    const table = await app.inject({ method: 'GET', url: `/api/datasets/${id}/picture-names` })
+    expect(table.statusCode).toBe(200)
+    expect(table.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(table.headers['content-disposition']).toBe(`attachment; filename="picture-names-${id}.txt"`)
+    expect(table.body.split('\n').filter((l) => l !== '')).toEqual(names)
+  })
+
+  it('answers 404 NO_PICTURE_NAMES for a dataset whose picture ids are numbers', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/datasets?name=numbered&format=hog-text&wait=true',
+      headers: { ...authHeaders, 'content-type': 'text/plain' },
+      payload: '0 0 0 1 2\n1 0 0 3 4\n',
+    })
+    const id = Dataset.parse(res.json()).id
+    const table = await app.inject({ method: 'GET', url: `/api/datasets/${id}/picture-names` })
+    expect(table.statusCode).toBe(404)
+    expect(table.json()).toMatchObject({ code: 'NO_PICTURE_NAMES' })
+    const missing = await app.inject({ method: 'GET', url: '/api/datasets/nope/picture-names' })
+    expect(missing.json()).toMatchObject({ code: 'DATASET_NOT_FOUND' })
   })
 
   it('imports a gzipped HOG text sent with PUT and no content type (curl -T)', async () => {

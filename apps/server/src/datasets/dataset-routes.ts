@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
+import { createReadStream, createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Transform } from 'node:stream'
@@ -216,6 +216,26 @@ export const datasetRoutes: FastifyPluginAsyncZod<DatasetRoutesOptions> = async 
       const json = await previews.get(request.params.id, request.query.rows)
       // Already validated and serialized: Fastify sends a Buffer as it is.
       return reply.type('application/json').send(json as unknown as DatasetPreview)
+    },
+  )
+
+  app.get(
+    '/datasets/:id/picture-names',
+    {
+      schema: {
+        summary:
+          'The picture names of a dataset whose HOG picture ids were names: line i names picture index i (the `picture` of the .npy assignments)',
+        tags: ['datasets'],
+        params: IdParams,
+        // No response schema: the body is a text file.
+      },
+    },
+    async (request, reply) => {
+      const file = await app.datasets.pictureNamesFile(request.params.id)
+      return reply
+        .header('content-type', 'text/plain; charset=utf-8')
+        .header('content-disposition', `attachment; filename="picture-names-${request.params.id}.txt"`)
+        .send(createReadStream(file))
     },
   )
 

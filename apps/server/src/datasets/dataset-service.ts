@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { rm } from 'node:fs/promises'
+import { access, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CodebookError, readPictureNames, readStoredRows } from '@codebook/runtime'
+import { CodebookError, readPictureNames, readStoredRows, STORE_PICTURE_NAMES } from '@codebook/runtime'
 import {
   type Dataset,
   type DatasetEvent,
@@ -74,6 +74,12 @@ export interface DatasetService {
   /** One page of datasets, newest first. */
   list(page: ListPageQuery): Promise<ListPage<Dataset>>
   preview(id: string, rows: number): Promise<DatasetPreview>
+  /**
+   * The picture-name table of a ready dataset whose HOG picture ids were names (line i names
+   * picture index i, the `picture` of the `.npy` assignments).
+   * @throws ApiError 404 `DATASET_NOT_FOUND` / `NO_PICTURE_NAMES`, 409 `DATASET_NOT_READY`.
+   */
+  pictureNamesFile(id: string): Promise<string>
   /** Cancels a running import (AbortSignal), then removes the files and the record. */
   remove(id: string): Promise<void>
   /**
@@ -310,6 +316,21 @@ export function createDatasetService(deps: DatasetServiceDeps): DatasetService {
     },
 
     list: (page) => repo.list(page),
+
+    async pictureNamesFile(id) {
+      const { dataset } = await getStored(id)
+      if (dataset.status !== 'ready')
+        throw new ApiError(409, 'DATASET_NOT_READY', `dataset ${id} is ${dataset.status}`)
+      const file = join(datasetDir(paths, id), STORE_PICTURE_NAMES)
+      await access(file).catch(() => {
+        throw new ApiError(
+          404,
+          'NO_PICTURE_NAMES',
+          `dataset ${id} has no picture names: its picture ids were numbers (or it has no ids)`,
+        )
+      })
+      return file
+    },
 
     async preview(id, rows) {
       const stored = await getStored(id)

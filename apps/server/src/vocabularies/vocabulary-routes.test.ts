@@ -76,6 +76,8 @@ describe('vocabularies API', () => {
       inertia: runs[1]!.inertia,
       sizeBytes: 128 + 6 * data.d * 4,
       assignmentsBytes: null,
+      // The fixture's picture ids are numbers: no name table.
+      pictureNames: false,
     })
     const one = await json(`/api/vocabularies/${runs[1]!.vocabularyId}`)
     expect(VocabularySummary.parse(one.body)).toEqual(newest)

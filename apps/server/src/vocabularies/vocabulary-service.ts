@@ -1,5 +1,6 @@
 import { rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { STORE_PICTURE_NAMES } from '@codebook/runtime'
 import type { VocabularySummary } from '@codebook/shared'
 import { ApiError } from '../http/api-error.ts'
 import type { AssignmentRunner } from './assignments/assignment-runner.ts'
@@ -80,16 +81,18 @@ export function createVocabularyService(deps: {
 
   async function summary(v: VocabularyRecord): Promise<VocabularySummary> {
     const files = filesIn(assignmentsDir(v.runId))
-    const [sizeBytes, npy, csv] = await Promise.all([
+    const [sizeBytes, npy, csv, names] = await Promise.all([
       sizeOf(centroidsFile(v.id)),
       sizeOf(files.npy),
       sizeOf(files.csv),
+      sizeOf(join(paths.datasets, v.datasetId, STORE_PICTURE_NAMES)),
     ])
     return {
       ...v,
       datasetExists: v.datasetName !== null,
       sizeBytes,
       assignmentsBytes: npy === null || csv === null ? null : npy + csv,
+      pictureNames: v.datasetName !== null && names !== null,
     }
   }
 

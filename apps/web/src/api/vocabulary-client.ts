@@ -25,3 +25,8 @@ export function vocabularyExportHref(id: string, format: VocabularyExportFormat)
 export function assignmentsHref(id: string, format: AssignmentFormat): string {
   return `/api/vocabularies/${encodeURIComponent(id)}/assignments?format=${format}`
 }
+
+/** `GET /api/datasets/:id/picture-names`: line i names the `.npy` assignments' picture index i. */
+export function pictureNamesHref(datasetId: string): string {
+  return `/api/datasets/${encodeURIComponent(datasetId)}/picture-names`
+}

@@ -1,6 +1,6 @@
 import { assignmentFormats, type VocabularySummary, vocabularyExportFormats } from '@codebook/shared'
 import { Link } from 'wouter'
-import { assignmentsHref, vocabularyExportHref } from '../../api/vocabulary-client.ts'
+import { assignmentsHref, pictureNamesHref, vocabularyExportHref } from '../../api/vocabulary-client.ts'
 import { formatBytes, formatCount, formatDateTime } from '../../lib/format.ts'
 import { formatInertia } from '../runs/run-format.ts'
 
@@ -101,6 +101,17 @@ function VocabularyRow(props: { v: VocabularySummary; onDelete: () => void }) {
                 {f}
               </a>
             ))}
+            {v.pictureNames && (
+              <a
+                className="download-link"
+                href={pictureNamesHref(v.datasetId)}
+                download
+                data-picture-names
+                title="Line i is the name of picture index i (the .npy's picture column holds the index)"
+              >
+                picture-names.txt
+              </a>
+            )}
           </div>
         ) : (
           <span className="muted">dataset deleted</span>
