@@ -3,13 +3,15 @@ import { type FormEvent, useState } from 'react'
 import { useLocation, useSearch } from 'wouter'
 import { useCreateEvaluation } from '../../api/evaluation-queries.ts'
 import { useVocabularies } from '../../api/vocabulary-queries.ts'
+import { InlineError } from '../../components/inline-error.tsx'
 import {
   defaultEvaluationForm,
   type EvaluationFormValues,
   evaluationFormFromQuery,
   validateEvaluationForm,
 } from '../../evaluations/evaluation-form.ts'
-import { formatCount } from '../../lib/format.ts'
+import { storedVocabularyLeakage } from '../../evaluations/leakage.ts'
+import { countOf } from '../../lib/format.ts'
 
 type TextField = Exclude<keyof EvaluationFormValues, 'imageSetId' | 'vocabularyIds'>
 
@@ -78,7 +80,8 @@ export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) 
               {ready.length === 0 && <option value="">No ready image set</option>}
               {ready.map((s) => (
                 <option key={s.id} value={s.id}>
-                  {s.name} — {formatCount(s.count)} images, {s.classes?.length ?? '?'} classes
+                  {s.name} — {s.count === null ? '?' : countOf(s.count, 'image')},{' '}
+                  {s.classes ? countOf(s.classes.length, 'class', 'classes') : '? classes'}
                 </option>
               ))}
             </select>
@@ -119,6 +122,12 @@ export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) 
                 })}
               </ul>
               {shown('vocabularyIds') && <span className="field-error">{shown('vocabularyIds')}</span>}
+              <div className="notice notice-warning" role="note" data-testid="vocabulary-leakage">
+                <div>
+                  <strong>May have seen the test images.</strong>{' '}
+                  {storedVocabularyLeakage(known.filter((v) => values.vocabularyIds.includes(v.id)))}
+                </div>
+              </div>
             </div>
           )}
           {TEXT_FIELDS.map((f) => (
@@ -147,13 +156,14 @@ export function NewEvaluationForm(props: { imageSets: ImageSet[] | undefined }) 
           >
             {create.isPending ? 'Starting…' : 'Start evaluation'}
           </button>
-          {imageSet && (
+          {imageSet && !create.isError && (
             <span className="muted">
               {imageSet.name}
               {side !== null ? `: ${side} px images, so 4 ≤ patch ≤ ${Math.min(256, side)}` : ''}
             </span>
           )}
         </div>
+        <InlineError error={create.error} testId="evaluation-create-error" />
       </form>
     </section>
   )
