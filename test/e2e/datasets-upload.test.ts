@@ -170,6 +170,15 @@ describe('Datasets page (Chromium)', () => {
       error: { code: string; message: string }
     }
     expect(await row.locator('.code-tag').textContent()).toBe(detail.error.code)
+    // The upload card follows the import: failed with the reason and a link, never "Uploaded … OK".
+    const outcome = page.locator('[data-testid="upload-outcome"][data-status="failed"]')
+    await outcome.waitFor()
+    expect(await outcome.textContent()).toContain('could not be imported')
+    expect(await outcome.textContent()).toContain(detail.error.code)
+    expect(await outcome.getByRole('link', { name: 'broken-rows' }).getAttribute('href')).toBe(
+      `/datasets/${failed!.id}`,
+    )
+    expect(await page.getByRole('button', { name: 'OK', exact: true }).count()).toBe(0)
 
     await row.click()
     const alert = page.getByRole('alert').filter({ hasText: 'Processing failed' })

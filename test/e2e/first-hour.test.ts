@@ -77,8 +77,10 @@ describe('the first hour in the web UI (Chromium)', () => {
     await page.getByRole('button', { name: 'Upload', exact: true }).click()
     const refused = page.locator('.upload-card .notice-error')
     await refused.waitFor()
-    expect(await refused.textContent()).toContain('UNAUTHORIZED')
-    expect(await refused.textContent()).toContain('Not authorised — paste the API token')
+    // Once, in plain words: no HTTP code in the card, no second copy in an error banner.
+    expect(await refused.textContent()).toContain('Not uploaded: this browser has no accepted API token')
+    expect(await refused.textContent()).not.toContain('UNAUTHORIZED')
+    expect(await page.locator('.banner-error').count()).toBe(0)
     expect(await page.getByText('Upload interrupted').count()).toBe(0)
     await browser.screenshot('first-hour-02-upload-not-authorised')
 
@@ -86,8 +88,8 @@ describe('the first hour in the web UI (Chromium)', () => {
     await banner.getByLabel('API token').fill(`${server.token}-wrong`)
     await banner.getByRole('button', { name: 'Use token' }).click()
     await page.locator('[data-token-state="rejected"]').waitFor()
-    expect(await page.getByTestId('token-reason').textContent()).toMatch(
-      /^That token was refused — INVALID_TOKEN/,
+    expect(await page.getByTestId('token-reason').textContent()).toBe(
+      'That token was refused — it is not this server’s API token.',
     )
     expect(await storedToken(page)).toBeNull()
     await browser.screenshot('first-hour-03-wrong-token')

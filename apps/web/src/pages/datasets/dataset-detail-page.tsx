@@ -1,6 +1,7 @@
 import type { Dataset, DatasetPreview } from '@codebook/shared'
-import { useLocation } from 'wouter'
+import { Link, useLocation } from 'wouter'
 import { useDataset, useDatasetPreview, useDeleteDataset, useRuns } from '../../api/queries.ts'
+import { useVocabularies } from '../../api/vocabulary-queries.ts'
 import { DimensionRangeChart } from '../../charts/dimension-range-chart.tsx'
 import { NormHistogramChart } from '../../charts/norm-histogram-chart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
@@ -8,7 +9,9 @@ import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatCard } from '../../components/stat-card.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { datasetDeleteQuestion } from '../../datasets/delete-confirm.ts'
+import { browserErrorMessage, clusterDatasetHref } from '../../datasets/upload-advice.ts'
 import {
+  countOf,
   decimalsFor,
   formatBytes,
   formatCount,
@@ -43,7 +46,9 @@ export function DatasetDetailPage(props: { id: string }) {
               <div>
                 <strong>Processing failed</strong>{' '}
                 <span className="code-tag">{d.error?.code ?? 'UNKNOWN'}</span>
-                <div className="notice-detail">{d.error?.message ?? 'The server gave no reason.'}</div>
+                <div className="notice-detail">
+                  {d.error ? browserErrorMessage(d.error) : 'The server gave no reason.'}
+                </div>
               </div>
             </div>
           )}
@@ -56,6 +61,7 @@ export function DatasetDetailPage(props: { id: string }) {
               <ProgressBar fraction={d.progress} label={`Processing ${d.name}`} />
             </section>
           )}
+          <MadeFromDataset datasetId={d.id} />
           {d.status === 'ready' && preview.data && <ReadyDetail dataset={d} preview={preview.data} />}
           {d.status === 'ready' && preview.isPending && (
             <div className="card loading">Loading statistics…</div>
@@ -85,15 +91,90 @@ function DetailHeader(props: { dataset: Dataset }) {
           {d.id} · created {formatDateTime(d.createdAt)}
         </p>
       </div>
-      <button
-        type="button"
-        className="btn btn-danger-outline"
-        onClick={onDelete}
-        disabled={remove.isPending || d.status === 'processing'}
-      >
-        {remove.isPending ? 'Deleting…' : 'Delete'}
-      </button>
+      <div className="header-actions">
+        {d.status === 'ready' && (
+          <Link className="btn btn-primary" href={clusterDatasetHref(d.id)}>
+            Cluster this dataset
+          </Link>
+        )}
+        <button
+          type="button"
+          className="btn btn-danger-outline"
+          onClick={onDelete}
+          disabled={remove.isPending || d.status === 'processing'}
+        >
+          {remove.isPending ? 'Deleting…' : 'Delete'}
+        </button>
+      </div>
     </header>
+  )
+}
+
+/**
+ * The runs that clustered this dataset and the vocabularies they learned, newest first (the
+ * runs list filtered here: every page of `GET /api/runs` is already in the cache).
+ */
+function MadeFromDataset(props: { datasetId: string }) {
+  const runs = useRuns()
+  const vocabularies = useVocabularies()
+  const mine = (runs.data ?? []).filter((r) => r.datasetId === props.datasetId)
+  const words = (vocabularies.data ?? []).filter((v) => v.datasetId === props.datasetId)
+  return (
+    <section className="card" aria-label="Made from this dataset">
+      <div className="card-header">
+        <h2>Made from this dataset</h2>
+        <span className="card-subtitle num">
+          {countOf(mine.length, 'run')} · {countOf(words.length, 'vocabulary', 'vocabularies')}
+        </span>
+      </div>
+      {runs.isPending ? (
+        <div className="loading">Loading runs…</div>
+      ) : mine.length === 0 ? (
+        <div className="empty">No run has clustered it yet.</div>
+      ) : (
+        <div className="table-wrap">
+          <table className="table table-compact" aria-label="Runs of this dataset">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>Status</th>
+                <th className="right">k</th>
+                <th className="right">Iterations</th>
+                <th>Vocabulary</th>
+                <th>Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {mine.map((r) => {
+                const v = words.find((x) => x.runId === r.id)
+                return (
+                  <tr key={r.id} data-run-id={r.id}>
+                    <td className="cell-name">
+                      <Link href={`/runs/${r.id}`}>{r.name ?? r.id.slice(0, 8)}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={r.status} />
+                    </td>
+                    <td className="right num">{formatCount(r.params.k)}</td>
+                    <td className="right num">{formatCount(r.iteration)}</td>
+                    <td className="num">
+                      {v ? (
+                        <Link href="/vocabularies" data-vocabulary-id={v.id}>
+                          k {formatCount(v.k)} × d {formatCount(v.d)}
+                        </Link>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                    <td className="muted nowrap">{formatDateTime(r.createdAt)}</td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   )
 }
 

@@ -2,6 +2,7 @@ import type { Dataset } from '@codebook/shared'
 import { Link, useLocation } from 'wouter'
 import { ProgressBar } from '../../components/progress-bar.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
+import { clusterDatasetHref } from '../../datasets/upload-advice.ts'
 import { formatBytes, formatCount, formatDateTime } from '../../lib/format.ts'
 
 /** The datasets table; a row opens the dataset's detail page. */
@@ -28,6 +29,9 @@ export function DatasetTable(props: { datasets: Dataset[]; highlightId: string |
             <th>dtype</th>
             <th className="right">Size</th>
             <th>Created</th>
+            <th>
+              <span className="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -58,6 +62,17 @@ export function DatasetTable(props: { datasets: Dataset[]; highlightId: string |
               <td className="num">{d.dtype ?? '—'}</td>
               <td className="right num">{formatBytes(d.sourceBytes)}</td>
               <td className="muted nowrap">{formatDateTime(d.createdAt)}</td>
+              <td className="nowrap">
+                {d.status === 'ready' && (
+                  <Link
+                    href={clusterDatasetHref(d.id)}
+                    title="Open the run form with this dataset"
+                    onClick={(e) => e.stopPropagation()}
+                  >
+                    Cluster this dataset
+                  </Link>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -18,7 +18,8 @@ export function DatasetsPage() {
     [queryClient],
   )
   const tokenStatus = useTokenStatusStore()
-  const upload = useTusUpload(onDatasetCreated, tokenStatus.reportRefusal)
+  // The upload card says a refusal itself: the token banner only turns on.
+  const upload = useTusUpload(onDatasetCreated, (code) => tokenStatus.reportRefusal(code))
   const datasets = useDatasets()
 
   return (
@@ -29,7 +30,7 @@ export function DatasetsPage() {
           <p className="page-subtitle">Feature vectors to cluster: upload, inspect, delete.</p>
         </div>
       </header>
-      <UploadPanel upload={upload} />
+      <UploadPanel upload={upload} datasets={datasets.data ?? []} />
       <section className="card" aria-label="Datasets">
         <div className="card-header">
           <h2>All datasets</h2>

@@ -1,8 +1,22 @@
-import { type DatasetFormat, datasetFormats } from '@codebook/shared'
+import { type Dataset, type DatasetFormat, datasetFormats } from '@codebook/shared'
 import { type DragEvent, type FormEvent, useId, useRef, useState } from 'react'
 import { Link } from 'wouter'
+import { TOKEN_ERROR_CODES } from '../../api/api-token.ts'
+import { useDataset } from '../../api/queries.ts'
 import { ProgressBar } from '../../components/progress-bar.tsx'
-import { baseName, formatBytes, formatDuration, formatPercent, formatRate } from '../../lib/format.ts'
+import {
+  browserErrorMessage,
+  clusterDatasetHref,
+  duplicateNameWarning,
+} from '../../datasets/upload-advice.ts'
+import {
+  baseName,
+  formatBytes,
+  formatCount,
+  formatDuration,
+  formatPercent,
+  formatRate,
+} from '../../lib/format.ts'
 import { isSameFile } from '../../upload/pending-upload.ts'
 import type { TusUploadController } from '../../upload/use-tus-upload.ts'
 
@@ -15,7 +29,7 @@ const FORMAT_LABELS: Record<DatasetFormat, string> = {
 }
 
 /** The upload card: drop zone, name and format, then progress of the resumable upload. */
-export function UploadPanel(props: { upload: TusUploadController }) {
+export function UploadPanel(props: { upload: TusUploadController; datasets: readonly Dataset[] }) {
   const { view, interrupted, start, cancel, discardInterrupted, reset } = props.upload
   const [file, setFile] = useState<File | null>(null)
   const [name, setName] = useState('')
@@ -25,6 +39,7 @@ export function UploadPanel(props: { upload: TusUploadController }) {
   const nameId = useId()
   const formatId = useId()
   const busy = view.phase === 'uploading' || view.phase === 'finishing'
+  const duplicate = file ? duplicateNameWarning(name, props.datasets) : null
 
   function choose(chosen: File | undefined) {
     if (!chosen || busy) return
@@ -121,7 +136,13 @@ export function UploadPanel(props: { upload: TusUploadController }) {
               onChange={(e) => setName(e.target.value)}
               required
               maxLength={200}
+              aria-describedby={duplicate ? `${nameId}-duplicate` : undefined}
             />
+            {duplicate && (
+              <span className="field-warning" id={`${nameId}-duplicate`} role="status">
+                {duplicate}
+              </span>
+            )}
           </div>
           <div className="field">
             <label htmlFor={formatId}>Format</label>
@@ -182,21 +203,14 @@ export function UploadPanel(props: { upload: TusUploadController }) {
       )}
 
       {view.phase === 'done' && view.datasetId && (
-        <div className="notice notice-success" role="status">
-          <span>
-            Uploaded <strong>{view.filename}</strong> as dataset{' '}
-            <Link href={`/datasets/${view.datasetId}`}>{view.name}</Link> — it is listed below.
-          </span>
-          <button type="button" className="btn btn-ghost" onClick={reset}>
-            OK
-          </button>
-        </div>
+        <UploadOutcome datasetId={view.datasetId} filename={view.filename} name={view.name} onClose={reset} />
       )}
 
       {view.phase === 'failed' && view.error && (
-        <div className="notice notice-error" role="alert">
+        <div className="notice notice-error" role="alert" data-code={view.error.code}>
           <span>
-            <span className="code-tag">{view.error.code}</span> {view.error.message}
+            {!TOKEN_ERROR_CODES.has(view.error.code) && <span className="code-tag">{view.error.code}</span>}{' '}
+            {view.error.message}
           </span>
           <button type="button" className="btn btn-ghost" onClick={reset}>
             Dismiss
@@ -204,5 +218,55 @@ export function UploadPanel(props: { upload: TusUploadController }) {
         </div>
       )}
     </section>
+  )
+}
+
+/**
+ * What became of an uploaded file: the bytes arrived, then the server imports them. Says
+ * "processing" with its progress, then "ready" (with "Cluster this dataset") or "failed" with the
+ * reason in browser words; never "OK" for a file whose import then fails.
+ */
+function UploadOutcome(props: { datasetId: string; filename: string; name: string; onClose: () => void }) {
+  const dataset = useDataset(props.datasetId)
+  const d = dataset.data
+  const link = <Link href={`/datasets/${props.datasetId}`}>{d?.name ?? props.name}</Link>
+  const close = (
+    <button type="button" className="btn btn-ghost" onClick={props.onClose}>
+      Close
+    </button>
+  )
+  if (d?.status === 'failed')
+    return (
+      <div className="notice notice-error" role="alert" data-testid="upload-outcome" data-status="failed">
+        <div>
+          <strong>{props.filename} was uploaded but could not be imported</strong>{' '}
+          <span className="code-tag">{d.error?.code ?? 'UNKNOWN'}</span>
+          <div className="notice-detail">
+            {d.error ? browserErrorMessage(d.error) : 'The server gave no reason.'} Dataset {link} keeps the
+            error; delete it from its page.
+          </div>
+        </div>
+        {close}
+      </div>
+    )
+  if (d?.status === 'ready')
+    return (
+      <div className="notice notice-success" role="status" data-testid="upload-outcome" data-status="ready">
+        <span>
+          <strong>{props.filename}</strong> is ready as dataset {link} ({formatCount(d.n)} vectors ×{' '}
+          {formatCount(d.d)}). <Link href={clusterDatasetHref(d.id)}>Cluster this dataset</Link>
+        </span>
+        {close}
+      </div>
+    )
+  return (
+    <div className="notice notice-info" role="status" data-testid="upload-outcome" data-status="processing">
+      <div className="upload-outcome-processing">
+        <span>
+          Uploaded <strong>{props.filename}</strong>; importing it as dataset {link}…
+        </span>
+        <ProgressBar fraction={d?.progress ?? 0} label={`Importing ${props.name}`} />
+      </div>
+    </div>
   )
 }
