@@ -194,6 +194,13 @@ describe('Evaluation page (Chromium)', () => {
         `${record.classes[first.trueLabel]} → ${record.classes[first.predicted]}`,
       )
     }
+    // The whole matrix is in view, its `n` column too (it was clipped in a half-width card): no
+    // scrolling inside its box.
+    const wrap = page.locator('.eval-split .table-wrap').first()
+    expect(await wrap.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+    const nBox = (await page.locator('table.confusion th.confusion-total').boundingBox())!
+    const wrapBox = (await wrap.boundingBox())!
+    expect(nBox.x + nBox.width).toBeLessThanOrEqual(wrapBox.x + wrapBox.width)
     // The sample images load from the image endpoint: 20 × 20 digit cells.
     const firstImage = page.locator('.gallery-item img').first()
     await expect.poll(() => firstImage.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(20)
