@@ -140,6 +140,20 @@ describe('first hour: errors where the user acts, datasets lead on, phone layout
     await page.waitForURL(/\/runs\?datasetId=/)
     expect(new URL(page.url()).searchParams.get('datasetId')).toBe(datasetId)
 
+    // A second file of the same name is warned about at the Name field, not refused.
+    await page.goto('/datasets')
+    await page.getByLabel('Choose a dataset file').setInputFiles({
+      name: 'Patches.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('0 0 0 1 2\n'),
+    })
+    const warning = page.locator('.upload-form .field-warning')
+    await warning.waitFor()
+    expect(await warning.textContent()).toContain('A dataset is already named “patches”')
+    expect(await page.getByRole('button', { name: 'Upload', exact: true }).isEnabled()).toBe(true)
+    await page.getByLabel('Name').fill('patches, second')
+    await warning.waitFor({ state: 'detached' })
+
     await page.goto(`/datasets/${datasetId}`)
     const made = page.getByRole('region', { name: 'Made from this dataset' })
     const runRow = made.locator(`tr[data-run-id="${run.id}"]`)

@@ -151,6 +151,10 @@ describe('Vocabularies page (Chromium)', () => {
     await selected
       .getByText(`Vocabulary ${older.vocabularyId} has d = ${D}, but patch 8 gives HOG vectors of d = 32`)
       .waitFor()
+    // Learned outside the evaluation's split: the form warns of leakage, naming its dataset.
+    expect(await selected.getByTestId('vocabulary-leakage').textContent()).toContain(
+      'A stored vocabulary was learned on “patches”, outside this evaluation’s train/test split',
+    )
     await item.getByRole('button', { name: `Remove vocabulary ${older.vocabularyId}` }).click()
     await selected.waitFor({ state: 'detached' })
     await page.goBack()

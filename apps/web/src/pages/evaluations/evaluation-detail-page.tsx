@@ -9,6 +9,7 @@ import {
   useEvaluation,
   useFollowedEvaluation,
 } from '../../api/evaluation-queries.ts'
+import { useVocabularies } from '../../api/vocabulary-queries.ts'
 import { EChart } from '../../charts/echart.tsx'
 import { Breadcrumb } from '../../components/breadcrumb.tsx'
 import { ProgressBar } from '../../components/progress-bar.tsx'
@@ -17,6 +18,7 @@ import { accuracyChartOption, formatAccuracy, perClassChartOption } from '../../
 import { confusionAccuracy } from '../../evaluations/confusion.ts'
 import { resultKey } from '../../evaluations/evaluation-events.ts'
 import { phaseText, plannedVocabularies, vocabulariesText } from '../../evaluations/evaluation-format.ts'
+import { storedVocabularyLeakage } from '../../evaluations/leakage.ts'
 import { useEvaluationEvents } from '../../evaluations/use-evaluation-events.ts'
 import { formatDateTime } from '../../lib/format.ts'
 import '../../styles/evaluations.css'
@@ -177,7 +179,23 @@ function AccuracyCard(props: { evaluation: Evaluation }) {
           <AccuracyTable results={e.results} />
         </>
       )}
+      {(e.params.vocabularyIds ?? []).length > 0 && (
+        <StoredVocabularyNote ids={e.params.vocabularyIds ?? []} />
+      )}
     </section>
+  )
+}
+
+/** The leakage warning beside results of stored vocabularies (learned outside this evaluation's split). */
+function StoredVocabularyNote(props: { ids: readonly string[] }) {
+  const vocabularies = useVocabularies()
+  const chosen = (vocabularies.data ?? []).filter((v) => props.ids.includes(v.id))
+  return (
+    <div className="notice notice-warning" role="note" data-testid="vocabulary-leakage">
+      <div>
+        <strong>Stored vocabularies may have seen the test images.</strong> {storedVocabularyLeakage(chosen)}
+      </div>
+    </div>
   )
 }
 
