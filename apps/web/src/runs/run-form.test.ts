@@ -1,5 +1,6 @@
 import { CreateRun, runDefaults, type ServerLimits } from '@codebook/shared'
 import { describe, expect, it } from 'vitest'
+import { clusterDatasetHref } from '../datasets/upload-advice.ts'
 import {
   defaultRunForm,
   placedRunHref,
@@ -239,6 +240,14 @@ describe('runFormFromSearch', () => {
     })
     expect(runFormFromSearch('?version=3')).toMatchObject({ topologyId: '', topologyVersion: '' })
     expect(runFormFromSearch('')).toEqual(defaultRunForm)
+  })
+
+  it('preselects the dataset of "Cluster this dataset"', () => {
+    const href = clusterDatasetHref('ds-7')
+    expect(runFormFromSearch(href.slice(href.indexOf('?')))).toMatchObject({
+      datasetId: 'ds-7',
+      topologyId: '',
+    })
   })
 
   it('attaches the mapping of "Use for a run": workers = its nodes, sent as mapping with the planner', () => {

@@ -21,6 +21,7 @@ import {
   type ServerLimits,
   SlurmLaunch,
 } from '@codebook/shared'
+import { countOf } from '../lib/format.ts'
 
 /** The new-run form as typed: numbers stay strings until validated. */
 export interface RunFormValues {
@@ -160,7 +161,7 @@ function checkWorkers(
     (version === null || version === t.latestVersion) &&
     (workers as number) > t.nodes
   )
-    return [null, `The topology has ${t.nodes} nodes: at most ${t.nodes} workers`]
+    return [null, `The topology has ${countOf(t.nodes, 'node')}: at most ${countOf(t.nodes, 'worker')}`]
   return [workers, null]
 }
 
@@ -262,7 +263,7 @@ export function validateRunForm(
   if (wErr) errors.workers = wErr
   const placed = values.topologyId !== '' && values.mapping.length > 0
   if (placed && workers !== null && workers !== values.mapping.length)
-    errors.workers = `Placed by ${values.mappingPlanner || 'a plan'}: the mapping has ${values.mapping.length} workers`
+    errors.workers = `Placed by ${values.mappingPlanner || 'a plan'}: the mapping has ${countOf(values.mapping.length, 'worker')}`
   if (placed && values.launcher !== 'local')
     errors.launcher = 'A placement plan places local workers; joined and Slurm workers take their host’s rack'
   const [slots, sErr] = integerIn(values.slots, 1, runBounds.slots, 'Slots')
@@ -328,6 +329,8 @@ export function runFormFromSearch(search: string): RunFormValues {
   const aggregation = runAggregations.find((a) => a === q.get('aggregation'))
   return {
     ...defaultRunForm,
+    // "Cluster this dataset" (the datasets pages) preselects it.
+    datasetId: q.get('datasetId') ?? '',
     topologyId,
     topologyVersion: topologyId !== '' && /^\d+$/.test(version) ? version : '',
     ...(mapping.length > 0

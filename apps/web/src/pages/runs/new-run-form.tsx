@@ -5,7 +5,7 @@ import { useLocation, useSearch } from 'wouter'
 import { getRun } from '../../api/client.ts'
 import { queryKeys, useCreateRun, useServerLimits } from '../../api/queries.ts'
 import { useTopologies } from '../../api/topology-queries.ts'
-import { formatCount } from '../../lib/format.ts'
+import { countOf, formatCount } from '../../lib/format.ts'
 import {
   hnswFields,
   type RunFormValues,
@@ -326,7 +326,7 @@ function TopologyFields(props: {
           )}
           {props.topologies?.map((t) => (
             <option key={t.id} value={t.id}>
-              {t.name} — v{t.latestVersion}, {formatCount(t.nodes)} nodes in {formatCount(t.racks)} racks
+              {t.name} — v{t.latestVersion}, {countOf(t.nodes, 'node')} in {countOf(t.racks, 'rack')}
             </option>
           ))}
         </select>

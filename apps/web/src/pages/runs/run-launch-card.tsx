@@ -1,5 +1,6 @@
 import type { Run } from '@codebook/shared'
 import { useState } from 'react'
+import { countOf } from '../../lib/format.ts'
 import { runWaiting } from '../../runs/run-waiting.ts'
 
 /**
@@ -18,8 +19,8 @@ export function RunLaunchCard(props: { run: Run }) {
         <h2>Workers on hosts — {launch.launcher}</h2>
         <span className="card-subtitle">
           {waiting
-            ? (waitingFor ?? `waiting for ${params.workers} workers to join`)
-            : `${launch.workers.length} workers`}
+            ? (waitingFor ?? `waiting for ${countOf(params.workers, 'worker')} to join`)
+            : countOf(launch.workers.length, 'worker')}
         </span>
       </div>
       {/* Only while the run can still take a worker (a replacement too); the secret dies with the execution. */}

@@ -46,7 +46,7 @@ export const WorkerTable = memo(function WorkerTable(props: { report: IterationR
               <tr key={w.rank}>
                 <td className="right num">{w.rank}</td>
                 <td className="num">{w.host ?? '—'}</td>
-                <td className="num">{w.rack}</td>
+                <td className="num nowrap">{w.rack}</td>
                 <td className="right num">{formatCount(w.points)}</td>
                 {stageNames.map((s) => {
                   // A stage that shows as 0.0 ms everywhere has no meaningful critical path.
