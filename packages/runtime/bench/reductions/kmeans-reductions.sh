@@ -1,6 +1,6 @@
 #!/bin/bash
 # K-means's shuffle/reduce/combine stages with each --reduction (docs/benchmarks.md,
-# "Reductions"): 100k × 32 seeded blobs, k = 1,000 random rows, 4 workers, 6 iterations; prints
+# "Reductions in K-means's stages"): 100k × 32 seeded blobs, k = 1,000 random rows, 4 workers, 6 iterations; prints
 # the stage ms averaged over iterations 2–6, the bytes per iteration and the final inertia.
 # Run from packages/runtime after a build: bash bench/reductions/kmeans-reductions.sh
 set -euo pipefail
