@@ -1,4 +1,4 @@
-import { generateTopology } from '@codebook/runtime'
+import { generateTopology } from '@codebook/runtime/topology'
 import { planPlanners } from '@codebook/shared'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import { join } from 'node:path'
-import { createRng } from '@codebook/runtime'
+import { createRng } from '@codebook/runtime/kmeans'
 
 /** A HOG text file written by the test itself (an independent writer for the server's parser). */
 export interface HogFixture {

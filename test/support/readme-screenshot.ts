@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createRng } from '@codebook/runtime'
+import { createRng } from '@codebook/runtime/kmeans'
 import { launchBrowser } from './browser.ts'
 import { repoRoot, startTestServer } from './server.ts'
 

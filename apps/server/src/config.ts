@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { availableParallelism, hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import { z } from 'zod'
 import type { LaunchSettings } from './runs/run-launch.ts'
 

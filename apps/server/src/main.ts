@@ -1,4 +1,4 @@
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import type { ApiToken } from './auth/api-token.ts'
 import { loadConfig } from './config.ts'
 import { startServer } from './start-server.ts'

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
-import { importToStore } from '@codebook/runtime'
+import { importToStore } from '@codebook/runtime/formats'
 import { writeHogFixture } from '../../support/hog-file.ts'
 import { startTestServer, type TestServer } from '../../support/server.ts'
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { createRng } from '@codebook/runtime'
+import { createRng } from '@codebook/runtime/kmeans'
 import {
   CreateRun,
   IterationReport,

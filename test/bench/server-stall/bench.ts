@@ -16,7 +16,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { createGzip } from 'node:zlib'
-import { createRng } from '@codebook/runtime'
+import { createRng } from '@codebook/runtime/kmeans'
 import { Dataset, IterationReport, JobEventList, Run, RunLogData } from '@codebook/shared'
 import { repoRoot } from '../../support/server.ts'
 

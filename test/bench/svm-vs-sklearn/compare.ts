@@ -5,7 +5,8 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { evaluateVocabularies, writeNpy } from '@codebook/runtime'
+import { evaluateVocabularies } from '@codebook/runtime/evaluation'
+import { writeNpy } from '@codebook/runtime/formats'
 
 /** Largest accepted |ours − sklearn| in accuracy points (percent). */
 const MAX_DIFF_POINTS = 1.5

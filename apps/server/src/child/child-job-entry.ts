@@ -3,7 +3,7 @@
  * `error`, and exits. On `cancel`, or when the server goes away (IPC closed), it runs `onStop`
  * and exits at once.
  */
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import type { ChildJobEnd, ToChildJob } from './child-job.ts'
 
 /** Sends one message to the parent; resolves once it is written (or at once when the parent is gone). */

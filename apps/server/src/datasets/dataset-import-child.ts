@@ -4,7 +4,7 @@
  * server on delete or shutdown; exits by itself when the server goes away.
  */
 import { dirname } from 'node:path'
-import { importToStore } from '@codebook/runtime'
+import { importToStore } from '@codebook/runtime/formats'
 import { sendToParent, serveChildJob } from '../child/child-job-entry.ts'
 import type { ImportJob, ImportMessage } from './dataset-import-process.ts'
 import { diskRoom, insufficientSpace } from './disk-space.ts'

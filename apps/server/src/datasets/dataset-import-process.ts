@@ -1,4 +1,4 @@
-import type { ImportProgress } from '@codebook/runtime'
+import type { ImportProgress } from '@codebook/runtime/formats'
 import type { DatasetFormat, VectorStats } from '@codebook/shared'
 import { childCommand } from '../child/child-command.ts'
 import { type ChildJob, ChildJobError, startChildJob } from '../child/child-job.ts'

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { access, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CodebookError, readPictureNames, readStoredRows, STORE_PICTURE_NAMES } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
+import { readPictureNames, readStoredRows, STORE_PICTURE_NAMES } from '@codebook/runtime/formats'
 import {
   type Dataset,
   type DatasetEvent,

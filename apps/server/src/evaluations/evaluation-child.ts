@@ -5,7 +5,8 @@
  * result, and exits. On `cancel` or when the server goes away it closes the pool (its worker
  * processes exit) and exits at once.
  */
-import { evaluateVocabularies, readVocabularyFile, spawnLocalWorker, WorkerPool } from '@codebook/runtime'
+import { spawnLocalWorker, WorkerPool } from '@codebook/runtime/collectives'
+import { evaluateVocabularies, readVocabularyFile } from '@codebook/runtime/evaluation'
 import { sendToParent, serveChildJob } from '../child/child-job-entry.ts'
 import type { EvaluationJob, EvaluationMessage } from './evaluation-process.ts'
 

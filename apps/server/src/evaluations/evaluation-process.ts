@@ -1,4 +1,8 @@
-import type { EvaluationProgress, LabelledImageSource, VocabularyEvaluation } from '@codebook/runtime'
+import type {
+  EvaluationProgress,
+  LabelledImageSource,
+  VocabularyEvaluation,
+} from '@codebook/runtime/evaluation'
 import { childCommand } from '../child/child-command.ts'
 import { type ChildJob, ChildJobError, startChildJob } from '../child/child-job.ts'
 

@@ -1,4 +1,4 @@
-import type { EvaluationProgress as RuntimeProgress } from '@codebook/runtime'
+import type { EvaluationProgress as RuntimeProgress } from '@codebook/runtime/evaluation'
 import type { EvaluationPhase, EvaluationProgress } from '@codebook/shared'
 
 /** Share of the whole evaluation spent loading images and computing dense HOG (measured on digits: ~10%). */

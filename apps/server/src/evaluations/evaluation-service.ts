@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import {
-  CodebookError,
-  hogLength,
-  type VocabularyEvaluation,
-  vocabularyDimensionError,
-} from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
+import { type VocabularyEvaluation, vocabularyDimensionError } from '@codebook/runtime/evaluation'
+import { hogLength } from '@codebook/runtime/images'
 import type { CreateEvaluation, Evaluation, EvaluationKResult, JobEvent } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { ApiError } from '../http/api-error.ts'

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { kernelNames } from '@codebook/runtime'
+import { kernelNames } from '@codebook/runtime/kmeans'
 import { ErrorBody, Health, ServerLimits } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import lockfile from 'proper-lockfile'

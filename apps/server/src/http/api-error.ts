@@ -1,4 +1,4 @@
-import { CodebookError, DatasetFormatError, UsageError } from '@codebook/runtime'
+import { CodebookError, DatasetFormatError, UsageError } from '@codebook/runtime/errors'
 
 /** A coded error that carries the HTTP status to answer with. Thrown by routes and services. */
 export class ApiError extends CodebookError {

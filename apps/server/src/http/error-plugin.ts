@@ -1,4 +1,4 @@
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import { type ErrorBody, INVALID_ID_MESSAGE } from '@codebook/shared'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'

@@ -1,6 +1,6 @@
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import { ErrorBody } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,4 +1,5 @@
-import { CodebookError, openZipArchive, UsageError, zipLayout } from '@codebook/runtime'
+import { CodebookError, UsageError } from '@codebook/runtime/errors'
+import { openZipArchive, zipLayout } from '@codebook/runtime/images'
 import sharp from 'sharp'
 
 /** Pixel budgets of an image-set check: they bound the check and every later evaluation of the set. */

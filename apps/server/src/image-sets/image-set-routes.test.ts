@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { loadGridImages } from '@codebook/runtime'
+import { loadGridImages } from '@codebook/runtime/images'
 import { ErrorBody, ImageSet, ImageSetList } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'

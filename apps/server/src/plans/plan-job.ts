@@ -1,4 +1,4 @@
-import { type MappingPlanResult, planMapping, type SiteProfile } from '@codebook/runtime'
+import { type MappingPlanResult, planMapping, type SiteProfile } from '@codebook/runtime/netsim'
 import type { CreatePlan, PlanResult } from '@codebook/shared'
 
 /** A checked plan request; `sites` (a topology's own sites as a profile) replaces the built-in `profile`. */

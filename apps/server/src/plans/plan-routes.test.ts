@@ -7,7 +7,7 @@ import {
   mappingPlanners,
   planMapping,
   siteProfileOfTopology,
-} from '@codebook/runtime'
+} from '@codebook/runtime/netsim'
 import { PLAN_LIMITS, PlanResult, planPatterns, planPlanners, planProfiles } from '@codebook/shared'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

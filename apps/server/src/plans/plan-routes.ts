@@ -1,4 +1,5 @@
-import { CodebookError, type SiteProfile, siteProfileOfTopology } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
+import { type SiteProfile, siteProfileOfTopology } from '@codebook/runtime/netsim'
 import { CreatePlan, ErrorBody, PLAN_LIMITS, PlanResult, type Topology } from '@codebook/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ApiError } from '../http/api-error.ts'

@@ -5,7 +5,7 @@
  * answers each iteration with `recorded`. On `cancel`, or when the server goes away, it closes
  * the pool (its workers exit) and exits.
  */
-import { spawnLocalWorker } from '@codebook/runtime'
+import { spawnLocalWorker } from '@codebook/runtime/collectives'
 import { sendToParent, serveChildJob } from '../child/child-job-entry.ts'
 import type { RunDriverMessage, ToRunDriver } from './run-driver-process.ts'
 import type { RunReporter } from './run-reporter.ts'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { JOIN_TOKEN_ENV, type SpawnWorker, WorkerPool, workerCommand } from '@codebook/runtime'
+import { JOIN_TOKEN_ENV, type SpawnWorker, WorkerPool, workerCommand } from '@codebook/runtime/collectives'
 import type { Run, RunLaunch } from '@codebook/shared'
 import type { RunReporter } from './run-reporter.ts'
 import { cancelJobs, submitWorkerJob } from './slurm.ts'

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { generateTopology, openNpy, workerCommand } from '@codebook/runtime'
+import { workerCommand } from '@codebook/runtime/collectives'
+import { openNpy } from '@codebook/runtime/formats'
+import { generateTopology } from '@codebook/runtime/topology'
 import {
   CreateRun,
   type CreateRunInput,

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { checkpointFile } from '@codebook/runtime'
+import { checkpointFile } from '@codebook/runtime/kmeans'
 
 /** Directories the run service writes to (all absolute, inside `$CODEBOOK_HOME`). */
 export interface RunPaths {

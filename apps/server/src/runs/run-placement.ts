@@ -1,4 +1,4 @@
-import { mappedWorkerRacks, workerRacks } from '@codebook/runtime'
+import { mappedWorkerRacks, workerRacks } from '@codebook/runtime/topology'
 import type { RunParams, Topology } from '@codebook/shared'
 import { ApiError } from '../http/api-error.ts'
 

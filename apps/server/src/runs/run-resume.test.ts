@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { openNpy } from '@codebook/runtime'
+import { openNpy } from '@codebook/runtime/formats'
 import { Dataset, IterationReport, JobEventList, Run, socketEvents } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'

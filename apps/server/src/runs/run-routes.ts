@@ -1,4 +1,4 @@
-import { kernelNames } from '@codebook/runtime'
+import { kernelNames } from '@codebook/runtime/kmeans'
 import {
   CreateRunRequest,
   DeleteRunQuery,

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { computeInit, lloydReference, openNpy } from '@codebook/runtime'
+import { openNpy } from '@codebook/runtime/formats'
+import { computeInit, lloydReference } from '@codebook/runtime/kmeans'
 import {
   CreateRun,
   Dataset,

@@ -1,4 +1,4 @@
-import { generateTopology } from '@codebook/runtime'
+import { generateTopology } from '@codebook/runtime/topology'
 import { Dataset, IterationReport, JobEventList, Run, RunLogData } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'

@@ -1,17 +1,17 @@
 import { access, rename } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import type { SpawnWorker } from '@codebook/runtime/collectives'
+import { CodebookError } from '@codebook/runtime/errors'
+import { openNpy } from '@codebook/runtime/formats'
 import {
-  CodebookError,
   checkpointFile,
   initToCheckpoint,
   kmeansOptionsOf,
-  openNpy,
-  rackOfHost,
   runKmeans,
-  type SpawnWorker,
   threadsPerTaskOf,
-} from '@codebook/runtime'
+} from '@codebook/runtime/kmeans'
+import { rackOfHost } from '@codebook/runtime/topology'
 import type { IterationReport, Run, Topology } from '@codebook/shared'
 import { type LaunchSettings, startRunPool } from './run-launch.ts'
 import type { RunReporter } from './run-reporter.ts'

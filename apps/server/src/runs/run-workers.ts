@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { constants, getPriority, setPriority } from 'node:os'
-import type { SpawnWorker } from '@codebook/runtime'
+import type { SpawnWorker } from '@codebook/runtime/collectives'
 
 /** The worker processes of one run, tracked so cancel and shutdown can prove none survives. */
 export interface RunWorkers {

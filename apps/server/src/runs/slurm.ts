@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
-import { CodebookError, JOIN_TOKEN_ENV } from '@codebook/runtime'
+import { JOIN_TOKEN_ENV } from '@codebook/runtime/collectives'
+import { CodebookError } from '@codebook/runtime/errors'
 import type { SlurmLaunch } from '@codebook/shared'
 
 /** What one `sbatch` of worker tasks needs. */

@@ -8,7 +8,7 @@ import {
   playCell,
   type StudyRow,
   summariseCell,
-} from '@codebook/runtime'
+} from '@codebook/runtime/netsim'
 import type { StudyResults } from '@codebook/shared'
 import type { StudyJob } from './study-process.ts'
 

@@ -6,7 +6,7 @@ import {
   markovCheck,
   playCell,
   summariseCell,
-} from '@codebook/runtime'
+} from '@codebook/runtime/netsim'
 import { ErrorBody, JobEventList, Study, StudyList } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'

@@ -1,4 +1,4 @@
-import { createRng } from '@codebook/runtime'
+import { createRng } from '@codebook/runtime/kmeans'
 
 /** A vector set built in a test, with the values every reader must give back exactly. */
 export interface TestVectors {

@@ -1,15 +1,15 @@
+import { DEFAULT_CHUNK_BYTES } from '@codebook/runtime/collectives'
+import { createRng } from '@codebook/runtime/kmeans'
 import {
   type BroadcastScheduleAlgorithm,
   broadcastPlan,
   buildClusterNetwork,
-  chainOrder,
   clusterFromTopology,
-  createRng,
-  DEFAULT_CHUNK_BYTES,
   DEFAULT_MAP_GFLOPS_PER_SLOT,
   predictKmeansIteration,
   simulateBroadcast,
-} from '@codebook/runtime'
+} from '@codebook/runtime/netsim'
+import { chainOrder } from '@codebook/runtime/topology'
 import {
   type SimulateBroadcastRequest,
   type SimulatedBroadcast,

@@ -2,7 +2,7 @@
  * Entry of the simulation process (forked by simulation-runner.ts): runs one what-if at a time,
  * so a long flow simulation never blocks the server's event loop and can be killed at its limit.
  */
-import { CodebookError } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
 import { statusOf } from '../http/api-error.ts'
 import { simulateBroadcasts, simulateKmeans } from './simulate-core.ts'
 import type { SimulationJob, SimulationReply } from './simulation-job.ts'

@@ -1,4 +1,5 @@
-import { CodebookError, formatTopology, parseTopology } from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
+import { formatTopology, parseTopology } from '@codebook/runtime/topology'
 import {
   ErrorBody,
   IdParams,

@@ -1,4 +1,4 @@
-import { generateTopology } from '@codebook/runtime'
+import { generateTopology } from '@codebook/runtime/topology'
 import type { Topology } from '@codebook/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { TopologyRepo } from './topology-repo.ts'

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { computeInit, lloydReference, openNpy } from '@codebook/runtime'
+import { openNpy } from '@codebook/runtime/formats'
+import { computeInit, lloydReference } from '@codebook/runtime/kmeans'
 import { Dataset, Run, VocabularyExportJson, VocabularyList } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { Readable } from 'node:stream'
-import { openNpy } from '@codebook/runtime'
+import { openNpy } from '@codebook/runtime/formats'
 import type { Run, Vocabulary, VocabularyExportFormat } from '@codebook/shared'
 
 /** Centroids read from the .npy per chunk: bounded memory for large vocabularies. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { openNpy } from '@codebook/runtime'
+import { openNpy } from '@codebook/runtime/formats'
 import { Dataset, Run, VocabularyList, VocabularySummary } from '@codebook/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../start-server.ts'

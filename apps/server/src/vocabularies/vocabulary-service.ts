@@ -1,6 +1,6 @@
 import { rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { STORE_PICTURE_NAMES } from '@codebook/runtime'
+import { STORE_PICTURE_NAMES } from '@codebook/runtime/formats'
 import type { VocabularySummary } from '@codebook/shared'
 import { ApiError } from '../http/api-error.ts'
 import type { AssignmentRunner } from './assignments/assignment-runner.ts'

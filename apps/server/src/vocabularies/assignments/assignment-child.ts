@@ -4,7 +4,7 @@
  * and exits. The parent kills it to cancel; it exits too when the parent goes away.
  */
 import { availableParallelism } from 'node:os'
-import { createOrtKernel } from '@codebook/runtime'
+import { createOrtKernel } from '@codebook/runtime/kmeans'
 import { serveChildJob } from '../../child/child-job-entry.ts'
 import { type AssignmentJob, computeAssignments } from './compute-assignments.ts'
 

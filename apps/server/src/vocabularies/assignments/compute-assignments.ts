@@ -1,14 +1,8 @@
 import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  CodebookError,
-  createHamerlyState,
-  type DistanceMatrixKernel,
-  openNpy,
-  readPictureNames,
-  readStoredRows,
-  rowDistanceSq,
-} from '@codebook/runtime'
+import { CodebookError } from '@codebook/runtime/errors'
+import { openNpy, readPictureNames, readStoredRows } from '@codebook/runtime/formats'
+import { createHamerlyState, type DistanceMatrixKernel, rowDistanceSq } from '@codebook/runtime/kmeans'
 import {
   type AssignmentField,
   assignmentFields,

@@ -1,0 +1,18 @@
+// @codebook/runtime/collectives — the floor a distributed job stands on: the framework (worker pool,
+// spawning, applications), the transport beneath it and the collective operations built on it.
+export { allGather } from '../collectives/all-gather.ts'
+export { allReduceSum } from '../collectives/all-reduce.ts'
+export { barrier } from '../collectives/barrier.ts'
+export type { BroadcastAlgorithm } from '../collectives/broadcast/index.ts'
+export { broadcast } from '../collectives/broadcast/index.ts'
+export { gather } from '../collectives/gather.ts'
+export type { Group } from '../collectives/group.ts'
+export type { Application, HandlerReply, WorkerContext } from '../framework/application.ts'
+export { defineApplication } from '../framework/application.ts'
+export type { SpawnWorker } from '../framework/spawn.ts'
+export { JOIN_TOKEN_ENV, spawnLocalWorker, spawnWorkerEntry, workerCommand } from '../framework/spawn.ts'
+export type { WorkerOptions } from '../framework/worker.ts'
+export { runWorker } from '../framework/worker.ts'
+export type { WorkerPoolOptions, WorkerReply } from '../framework/worker-pool.ts'
+export { JoinRefusedError, WorkerLostError, WorkerPool } from '../framework/worker-pool.ts'
+export { DEFAULT_CHUNK_BYTES, PeerUnreachableError } from '../transport/data-plane.ts'

@@ -1,0 +1,11 @@
+// @codebook/runtime/images — pictures in (zip archives, grid sheets) and their HOG descriptors out.
+export type { DigitsDemoOptions } from '../features/digits-demo.ts'
+export { buildDigitsDemo } from '../features/digits-demo.ts'
+export type { DenseHogParams, DenseHogResult, HogParams } from '../features/hog.ts'
+export { denseHog, hogLength } from '../features/hog.ts'
+export type { GridOptions, LabelledImage } from '../images/grid.ts'
+export { loadGridImages } from '../images/grid.ts'
+export type { ZipLayout } from '../images/zip-images.ts'
+export { zipLayout } from '../images/zip-images.ts'
+export type { ZipArchive, ZipFileEntry } from '../images/zip-reader.ts'
+export { MAX_ZIP_ENTRY_BYTES, openZipArchive } from '../images/zip-reader.ts'
