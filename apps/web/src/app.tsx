@@ -5,40 +5,40 @@ import { type SocketStatus, useDatasetEventSocket } from './api/socket.ts'
 import { ErrorBanner } from './components/error-banner.tsx'
 import { pageTitle } from './components/page-title.ts'
 import { TokenBanner } from './components/token-banner.tsx'
-import { DatasetsPage } from './pages/datasets/datasets-page.tsx'
-import { EvaluationsPage } from './pages/evaluations/evaluations-page.tsx'
-import { ReductionsPage } from './pages/reductions/reductions-page.tsx'
-import { RunsPage } from './pages/runs/runs-page.tsx'
-import { VocabulariesPage } from './pages/vocabularies/vocabularies-page.tsx'
+import { DatasetsPage } from './datasets/datasets-page.tsx'
+import { EvaluationsPage } from './evaluations/evaluations-page.tsx'
+import { ReductionsPage } from './reductions/reductions-page.tsx'
+import { RunsPage } from './runs/runs-page.tsx'
+import { VocabulariesPage } from './vocabularies/vocabularies-page.tsx'
 
 // The detail page carries ECharts (most of the bundle): load it when first opened.
 const DatasetDetailPage = lazy(() =>
-  import('./pages/datasets/dataset-detail-page.tsx').then((m) => ({ default: m.DatasetDetailPage })),
+  import('./datasets/dataset-detail-page.tsx').then((m) => ({ default: m.DatasetDetailPage })),
 )
 
 // The run page carries ECharts too.
 const RunDetailPage = lazy(() =>
-  import('./pages/runs/run-detail-page.tsx').then((m) => ({ default: m.RunDetailPage })),
+  import('./runs/run-detail-page.tsx').then((m) => ({ default: m.RunDetailPage })),
 )
 
 // The compare page carries ECharts too.
 const RunComparePage = lazy(() =>
-  import('./pages/runs/run-compare-page.tsx').then((m) => ({ default: m.RunComparePage })),
+  import('./runs/run-compare-page.tsx').then((m) => ({ default: m.RunComparePage })),
 )
 
 // The evaluation page carries ECharts too.
 const EvaluationDetailPage = lazy(() =>
-  import('./pages/evaluations/evaluation-detail-page.tsx').then((m) => ({ default: m.EvaluationDetailPage })),
+  import('./evaluations/evaluation-detail-page.tsx').then((m) => ({ default: m.EvaluationDetailPage })),
 )
 
 // A study's page carries ECharts too.
 const StudyDetailPage = lazy(() =>
-  import('./pages/reductions/study-detail-page.tsx').then((m) => ({ default: m.StudyDetailPage })),
+  import('./reductions/study-detail-page.tsx').then((m) => ({ default: m.StudyDetailPage })),
 )
 
 // The topology editor carries React Flow and ECharts: load it when first opened.
 const TopologyPage = lazy(() =>
-  import('./pages/topology/topology-page.tsx').then((m) => ({ default: m.TopologyPage })),
+  import('./topology/topology-page.tsx').then((m) => ({ default: m.TopologyPage })),
 )
 
 /** The application shell: sidebar, header with server health, and the routed page. */
