@@ -27,22 +27,34 @@ function watchMemory(maxRssBytes: number): void {
   timer.unref()
 }
 
+/** INSUFFICIENT_SPACE when the data disk's free space is under the reserve now; undefined otherwise (or unreadable). */
+async function diskShortfall(dir: string, reserve: number) {
+  const room = await diskRoom(dir, reserve).catch(() => undefined)
+  if (room === undefined || room.free >= reserve) return undefined
+  return insufficientSpace(room, 'the free space fell under the reserve during the import')
+}
+
+/** Reports `err` to the server and exits: the server fails the import and removes its files. */
+function failWith(err: { code: string; message: string }): Promise<never> {
+  return sendToParent({ type: 'error', code: err.code, message: err.message }).then(() => process.exit(1))
+}
+
 /**
  * Fails the child with INSUFFICIENT_SPACE once the data disk's free space falls under the reserve
  * (the output can outgrow the expansion bound: `1 ` is 2 bytes of text, 4 of float32; and other
- * imports write beside it).
+ * imports write beside it). Checked every 250 ms, and once more when the output is complete, so an
+ * import faster than the period is held to the reserve too.
  */
 function watchDisk(dir: string, reserve: number): void {
   let checking = false
   const timer = setInterval(async () => {
     if (checking) return
     checking = true
-    const room = await diskRoom(dir, reserve).catch(() => undefined)
+    const short = await diskShortfall(dir, reserve)
     checking = false
-    if (room === undefined || room.free >= reserve) return
+    if (short === undefined) return
     clearInterval(timer)
-    const err = insufficientSpace(room, 'the free space fell under the reserve during the import')
-    void sendToParent({ type: 'error', code: err.code, message: err.message }).then(() => process.exit(1))
+    void failWith(short)
   }, 250)
   timer.unref()
 }
@@ -62,6 +74,8 @@ serveChildJob<ImportJob>(
         void send({ type: 'progress', progress })
       },
     })
+    const short = await diskShortfall(dirname(job.destDir), job.diskReserveBytes)
+    if (short !== undefined) await failWith(short)
     await send({ type: 'ready', stats })
   },
   { failureCode: 'IMPORT_FAILED' },

@@ -68,6 +68,8 @@ describe('vocabulary export', () => {
         // npy header (128 bytes as the runtime writes it) + k × d float32.
         sizeBytes: 128 + k * data.d * 4,
         assignmentsBytes: null,
+        // The dataset's picture ids are numbers: no picture-names.txt to download.
+        pictureNames: false,
       },
     ])
 
