@@ -86,15 +86,23 @@ describe('start-up (issue 32)', () => {
     expect(lines[0]).toContain(`port ${blocker.port}`)
     expect(lines[0]).toMatch(/PORT=\d+ npm start/)
 
-    const second = startServerProcess(home, blocker.port)
+    // The normal start, on the same home: port 0 (the OS picks a free one as the server listens), so
+    // no other process can take the port between the two starts; its URL is in the start-up link.
+    const second = startServerProcess(home, 0)
     server = second.child
-    const url = `http://127.0.0.1:${blocker.port}`
     await expect
-      .poll(async () => (await fetch(`${url}/api/health`).catch(() => undefined))?.status, {
+      .poll(() => /Open (http:\/\/127\.0\.0\.1:\d+)\/\?token=/.exec(second.output())?.[1], {
         timeout: 60_000,
         interval: 250,
       })
-      .toBe(200)
+      .toBeDefined()
+    const url = (/Open (http:\/\/127\.0\.0\.1:\d+)\/\?token=/.exec(second.output()) as RegExpExecArray)[1] as string
+    // It is this server: it takes this test's token.
+    const check = await fetch(`${url}/api/token/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(check.status).toBe(204)
     // The first start's cut-off demo (failed) is replaced by a fresh import that finishes.
     await expect
       .poll(
