@@ -19,7 +19,7 @@ function accuracy(): string {
 
 The paper learns vocabularies from 7.42 M Flickr HOG vectors and trains linear SVMs on ≈ 15,000
 geo-tagged images (half for training): elevation gradient 57.23 % (chance 50 %) saturates early,
-urbanicity 68.27 % gains a steady 2–3 points per tenfold vocabulary. Its images are not public;
+urbanicity (68.27 %) climbs by 2–3 points with each tenfold vocabulary. Its images are not public;
 Codebook runs the same pipeline (dense HOG → K-means vocabulary learned on the training split →
 histograms → one-versus-rest linear SVM) on the 5,000 labelled handwritten digits it ships
 (\`data/digits.png\`, 10 classes, chance 10 %), half for training:
