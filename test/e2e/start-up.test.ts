@@ -96,7 +96,9 @@ describe('start-up (issue 32)', () => {
         interval: 250,
       })
       .toBeDefined()
-    const url = (/Open (http:\/\/127\.0\.0\.1:\d+)\/\?token=/.exec(second.output()) as RegExpExecArray)[1] as string
+    const url = (
+      /Open (http:\/\/127\.0\.0\.1:\d+)\/\?token=/.exec(second.output()) as RegExpExecArray
+    )[1] as string
     // It is this server: it takes this test's token.
     const check = await fetch(`${url}/api/token/check`, {
       method: 'POST',
