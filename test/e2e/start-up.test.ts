@@ -36,6 +36,9 @@ function startServerProcess(
       PORT: String(port),
       HOST: '127.0.0.1',
       CODEBOOK_HOME: home,
+      // The embedded database under this home, as `npm start` has it (CI exports DATABASE_URL for
+      // the other tests' PostgreSQL, whose rows this server would otherwise list).
+      DATABASE_URL: '',
       CODEBOOK_API_TOKEN: token,
       CODEBOOK_SEED_DEMO: 'true',
       CODEBOOK_WEB_DIR: webDist,
