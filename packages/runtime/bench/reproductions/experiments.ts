@@ -37,6 +37,11 @@ const papersCluster = [
   '10',
 ]
 const papersCluster8 = [...papersCluster, '--slots', '8']
+/** `simulate kmeans` of the papers' image run (7.42 M × 512 on 125 nodes of the 8-slot cluster) at k centroids. */
+const papersIteration = (k: number, ...rest: string[]) => [
+  ...['simulate', 'kmeans', '--topology', '{papers}', '--n', '7420000', '--d', '512'],
+  ...['--k', String(k), '--nodes', '125', ...rest, '--json'],
+]
 const oneGb = '1000000000'
 const patterns = ['bt', 'sp', 'lu', 'kmeans', 'dnn'] as const
 const seeds = [1, 2, 3, 4, 5] as const
@@ -130,44 +135,9 @@ export const experiments: Experiment[] = [
     runs: [
       {
         label: { wire: 'bytes' },
-        argv: [
-          'simulate',
-          'kmeans',
-          '--topology',
-          '{papers}',
-          '--n',
-          '7420000',
-          '--d',
-          '512',
-          '--k',
-          '1000000',
-          '--nodes',
-          '125',
-          '--encoding',
-          'uint8',
-          '--combine',
-          'centroids',
-          '--json',
-        ],
+        argv: papersIteration(1_000_000, '--encoding', 'uint8', '--combine', 'centroids'),
       },
-      {
-        label: { wire: 'codebook' },
-        argv: [
-          'simulate',
-          'kmeans',
-          '--topology',
-          '{papers}',
-          '--n',
-          '7420000',
-          '--d',
-          '512',
-          '--k',
-          '1000000',
-          '--nodes',
-          '125',
-          '--json',
-        ],
-      },
+      { label: { wire: 'codebook' }, argv: papersIteration(1_000_000) },
     ],
   },
   {
@@ -175,27 +145,15 @@ export const experiments: Experiment[] = [
     fixtures: { papers: papersCluster8 },
     runs: (['three-stage', 'direct'] as const).map((aggregation) => ({
       label: { aggregation },
-      argv: [
-        'simulate',
-        'kmeans',
-        '--topology',
-        '{papers}',
-        '--n',
-        '7420000',
-        '--d',
-        '512',
-        '--k',
-        '500000',
-        '--nodes',
-        '125',
+      argv: papersIteration(
+        500_000,
         '--aggregation',
         aggregation,
         '--encoding',
         'uint8',
         '--combine',
         'centroids',
-        '--json',
-      ],
+      ),
     })),
   },
   {
