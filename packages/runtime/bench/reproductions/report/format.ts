@@ -24,11 +24,8 @@ export const rel = (ours: number, paper: number) => {
 /** A fraction as a percentage. */
 export const pct = (x: number, digits = 1) => `${x < 0 ? '−' : ''}${fix(Math.abs(x) * 100, digits)} %`
 
-export type Verdict = 'reproduced' | 'shape only' | 'differs'
-
-/** "reproduced" when every |ours/paper − 1| ≤ tolerance, else "differs". */
-export const within = (pairs: [number, number][], tolerance: number): Verdict =>
-  pairs.every(([ours, paper]) => Math.abs(ours / paper - 1) <= tolerance) ? 'reproduced' : 'differs'
+/** The placeholder of a table whose experiment has not been run yet. */
+export const missing = (id: string) => `_No result file yet: \`npx tsx bench/reproductions/run.ts ${id}\`._`
 
 /** The largest |ours/paper − 1| over the pairs. */
 export const worst = (pairs: [number, number][]) => Math.max(...pairs.map(([o, p]) => Math.abs(o / p - 1)))

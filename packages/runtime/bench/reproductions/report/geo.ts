@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { readResult, repoRoot } from '../results.ts'
-import { fix, pct, provenance, table } from './format.ts'
+import { fix, missing, pct, provenance, table } from './format.ts'
 
 const patterns = ['bt', 'sp', 'lu', 'kmeans', 'dnn'] as const
 const patternName: Record<string, string> = {
@@ -46,7 +46,7 @@ function gain(rows: PlanRow[], where: Partial<PlanRow>, planner: string, base = 
 function fig6(): string {
   const rows = planRows('geo-fig6')
   const result = readResult('geo-fig6')
-  if (!rows || !result) return '_No result file yet: `npx tsx bench/reproductions/run.ts geo-fig6`._'
+  if (!rows || !result) return missing('geo-fig6')
   const g = (profile: string, pattern: string, planner: string) =>
     gain(rows, { profile, pattern, ratio: 0.2 }, planner)
   const ec2 = (pattern: string, planner: string) => g('ec2-4', pattern, planner)
@@ -108,7 +108,7 @@ ${provenance(result, { maxCommands: 1 })}`
 function fig8(): string {
   const rows = planRows('geo-fig8')
   const result = readResult('geo-fig8')
-  if (!rows || !result) return '_No result file yet: `npx tsx bench/reproductions/run.ts geo-fig8`._'
+  if (!rows || !result) return missing('geo-fig8')
   const ratios = [...new Set(rows.map((r) => r.ratio))].sort((a, b) => a - b)
   const series = (pattern: string, base: string) =>
     ratios.map((ratio) => gain(rows, { profile: 'ec2-4', pattern, ratio }, 'geo', base))

@@ -3,11 +3,11 @@
  * Twister papers', reproduced in that section) and accuracy against vocabulary size (Fig. 10).
  */
 import { readResult } from '../results.ts'
-import { fix, pct, provenance, table } from './format.ts'
+import { fix, missing, pct, provenance, table } from './format.ts'
 
 function accuracy(): string {
   const r = readResult('map-collective-accuracy')
-  if (!r) return '_No result file yet: `npx tsx bench/reproductions/run.ts map-collective-accuracy`._'
+  if (!r) return missing('map-collective-accuracy')
   const rows: { k: number; accuracy: number }[] = r.runs[0].rows
   const first = rows[0] as { k: number; accuracy: number }
   const last = rows[rows.length - 1] as { k: number; accuracy: number }

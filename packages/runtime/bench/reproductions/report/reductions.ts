@@ -7,7 +7,7 @@
 import type { ReductionAlgorithm } from '../../../src/reductions/study/algorithms.ts'
 import { bestNonCommutative } from '../../../src/reductions/study/grid.ts'
 import { readJsonLines, readResult } from '../results.ts'
-import { fix, pct, provenance, table } from './format.ts'
+import { fix, missing, pct, provenance, table } from './format.ts'
 
 const names: Record<string, string> = {
   binomial: 'Binomial-stat',
@@ -158,7 +158,7 @@ off by 4/(nλ), which fades with n.
 
 function realWorkers(): string {
   const r = readResult('reductions-real-workers')
-  if (!r) return '_No result file yet: `npx tsx bench/reproductions/run.ts reductions-real-workers`._'
+  if (!r) return missing('reductions-real-workers')
   const rows = r.runs.flatMap((run) => run.rows.map((row) => ({ ...run.label, ...row })))
   const cases = r.runs.map((run) => run.label)
   const at = (a: string, l: Record<string, unknown>) =>

@@ -4,7 +4,7 @@
  * the 1M-centroid iteration (Fig. 10) and the triangle-inequality fraction (Fig. 11).
  */
 import { type ResultFile, readResult } from '../results.ts'
-import { fix, pct, provenance, rel, sig, table, worst } from './format.ts'
+import { fix, missing, pct, provenance, rel, sig, table, worst } from './format.ts'
 
 /** Table 8 (1 GB columns) and Table 5, by the paper's Node# (receivers). */
 const table8 = {
@@ -29,7 +29,6 @@ const localAggregation = {
 // biome-ignore lint/suspicious/noExplicitAny: rows are the commands' JSON
 const rowsOf = (r: ResultFile): any[] =>
   r.runs.flatMap((run) => run.rows.map((row) => ({ ...run.label, ...row })))
-const missing = (id: string) => `_No result file yet: \`npx tsx bench/reproductions/run.ts ${id}\`._`
 
 function broadcastTables(): string {
   const r = readResult('twister-broadcast-1gb')
