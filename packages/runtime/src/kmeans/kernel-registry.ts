@@ -19,6 +19,12 @@ const factories = new Map<string, KernelFactory>([
     async (ctx) =>
       (await import('./kernels/ort-kernel.ts')).createOrtKernel({ intraOpNumThreads: ctx.threads }),
   ],
+  // Exact int8 pass for uint8 data (byte-valued points only: other data is KERNEL_NOT_BYTES).
+  [
+    'int8',
+    async (ctx) =>
+      (await import('./kernels/int8-kernel.ts')).createInt8Kernel({ intraOpNumThreads: ctx.threads }),
+  ],
 ])
 
 /** Registers a kernel under `name`. */

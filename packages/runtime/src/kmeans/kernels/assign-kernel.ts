@@ -18,6 +18,11 @@ export interface AssignKernel {
   readonly name: string
   assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult>
   /**
+   * Optional: the same pass over uint8 points (n × d bytes, as stored), for kernels that compute
+   * on bytes (the int8 kernel); the result is `assign`'s on the same values as float32.
+   */
+  assignBytes?(points: Uint8Array, centroids: Float32Array, d: number): Promise<AssignResult>
+  /**
    * Optional: gets the listed passes ready for calls with dimension d and k centroids (sessions,
    * buffers), so the first iterations do not pay for it. Called once at load with the passes the
    * map task will use; correctness never depends on it.
