@@ -1,4 +1,5 @@
-import type { DistanceMatrixKernel, KernelPass } from '../kernels/assign-kernel.ts'
+import { UsageError } from '../../errors.ts'
+import type { AssignKernel, DistanceMatrixKernel, KernelPass } from '../kernels/assign-kernel.ts'
 
 /**
  * One iteration's assignment by an accelerated (bounded) algorithm: the labels only. Skipping a
@@ -20,19 +21,35 @@ export interface AccelAssignResult {
 }
 
 /**
- * Per-partition state of an exact accelerated K-means assignment. A map task creates one for
- * the points it owns and calls `assign` once per iteration with the broadcast centroids; the
- * state keeps per-point bounds (O(n) or O(n·t), never n × k) between calls. Labels are exactly
- * the Lloyd labels (nearest centroid by {@link rowDistanceSq}, ties to the lowest index).
+ * One assignment strategy over a map task's block of points: Lloyd's dense pass, Hamerly,
+ * Yinyang, the centroid-neighbourhood re-scan and the approximate (HNSW) assignment all
+ * implement it, so a map task runs any of them the same way (as FAISS runs one clustering loop
+ * over any index):
+ * - `prepare(k)` once at load: the kernel's sessions for the passes the strategy calls;
+ * - `assign(centroids, k)` once per iteration: the block's labels. The first call (or one with a
+ *   new k, or after `reset`) assigns every point in full; later calls update the state from how
+ *   far the centroids moved and re-measure only the points whose bounds fail;
+ * - the result reports the distances computed (point–centroid and centroid–centroid).
+ *
+ * Exact strategies keep per-point bounds (O(n) or O(n·t), never n × k) between calls and
+ * return exactly the Lloyd labels (nearest centroid by {@link rowDistanceSq}, ties to the
+ * lowest index). `Context` is what a worker builds once per iteration for all its tasks (the
+ * approximate assignment's index and graph); `Result` may carry more than the labels.
  */
-export interface AccelState {
+export interface AccelState<
+  Context extends unknown[] = [],
+  Result extends AccelAssignResult = AccelAssignResult,
+> {
   readonly name: string
   readonly n: number
   readonly d: number
-  /** The dense kernel's passes this state calls every iteration (what the worker prepares at load). */
+  /** The dense kernel's passes this state calls every iteration (what {@link AccelState.prepare} readies). */
   readonly kernelPasses: readonly KernelPass[]
-  assign(centroids: Float32Array, k: number): Promise<AccelAssignResult>
-  /** Forgets the bounds: the next `assign` starts from a dense pass again. */
+  /** Readies the kernel for k centroids (its sessions and buffers for `kernelPasses`), before the first iteration. */
+  prepare(k: number): Promise<void>
+  /** The block's labels for these centroids (k ≥ 1 rows of d), and the distances it computed. */
+  assign(centroids: Float32Array, k: number, ...context: Context): Promise<Result>
+  /** Forgets the bounds: the next `assign` starts from a full pass again. */
   reset(): void
 }
 
@@ -87,4 +104,34 @@ export function iterationResult(
   let changed = 0
   for (let i = 0; i < labels.length; i++) if (labels[i] !== before[i]) changed++
   return { labels: labels.slice(), distancesEvaluated, centroidDistancesEvaluated, changed }
+}
+
+/** Checks the shapes shared by every assignment strategy: `points` holds n rows of d. */
+export function checkAccelShapes(name: string, points: Float32Array, n: number, d: number): void {
+  if (!Number.isInteger(d) || d < 1 || !Number.isInteger(n) || n < 0 || points.length < n * d) {
+    throw new UsageError(
+      'ACCEL_BAD_SHAPE',
+      `${name}: ${points.length} values cannot hold n = ${n} points of d = ${d}`,
+    )
+  }
+}
+
+/** Checks one iteration's centroids: k ≥ 1 rows of d. */
+export function checkCentroids(name: string, centroids: Float32Array, k: number, d: number): void {
+  if (!Number.isInteger(k) || k < 1 || centroids.length < k * d) {
+    throw new UsageError(
+      'ACCEL_BAD_CENTROIDS',
+      `${name}: ${centroids.length} values cannot hold k = ${k} centroids of d = ${d}`,
+    )
+  }
+}
+
+/** Readies `kernel` for k centroids of dimension d and the listed passes (a no-op without `prepare`). */
+export async function prepareKernel(
+  kernel: AssignKernel | undefined,
+  d: number,
+  k: number,
+  passes: readonly KernelPass[],
+): Promise<void> {
+  await kernel?.prepare?.(d, k, passes)
 }

@@ -1,5 +1,4 @@
-import { UsageError } from '../../errors.ts'
-import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import type { DistanceMatrixKernel, KernelPass } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import {
   type AccelAssignResult,
@@ -9,26 +8,11 @@ import {
   denseRescanPays,
   iterationResult,
 } from './accel-state.ts'
-import {
-  centroidDrift,
-  forEachDistanceRow,
-  forEachNearestTwo,
-  maxRowNormSq,
-  type RowResolution,
-  resolveRow,
-  rowNormsSq,
-} from './dense-pass.ts'
+import { BoundedAssignment } from './bounded-assignment.ts'
+import { centroidDrift, forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
+import { fullPassBeats, type HamerlyBounds, movedSetBounds, planMovedSet } from './hamerly-moved-set.ts'
 import { neighbourRescan } from './neighbour-rescan.ts'
-
-/** Checks the shapes shared by every accelerated state. */
-export function checkAccelShapes(name: string, points: Float32Array, n: number, d: number): void {
-  if (!Number.isInteger(d) || d < 1 || !Number.isInteger(n) || n < 0 || points.length < n * d) {
-    throw new UsageError(
-      'ACCEL_BAD_SHAPE',
-      `${name}: ${points.length} values cannot hold n = ${n} points of d = ${d}`,
-    )
-  }
-}
+import { RowResolver, rescanPoints, UNSETTLED } from './row-resolution.ts'
 
 /**
  * Half the distance from each centroid to its nearest other centroid, s(c): a point closer
@@ -78,29 +62,15 @@ export interface HamerlyOptions extends AccelOptions {
  */
 export const NEIGHBOUR_RESCAN_MIN_K = 4_096
 
-/**
- * The moved-set pass's cost per point, in the distance evaluations of a gathered re-scan (a
- * re-scanned point costs k): a fixed part (reading the point, masking and reducing its row, the
- * bound update) plus a part per moved centroid. Measured inside K-means at n = 100k, d = 128,
- * k = 1,000 (2026-11-24): a re-scan ≈ 2.7 µs per point; the pass ≈ 10 ms + 0.21 ms per moved
- * centroid (m = 369: 88–116 ms, m = 649: 125–140 ms; ~1.3× the same pass back to back in isolation).
- */
-const MOVED_PASS_FIXED = 40
-const MOVED_PASS_PER_CENTROID = 0.8
-/** Tightening one upper bound (an exact distance in TypeScript), in the same units. */
-const TIGHTEN = 60
-/**
- * A full pass (one contiguous nearest-two sweep, no bound checks or gathers) per point, in the
- * same units per centroid (measured 1.9–2.2 µs per point against 2.7 for a re-scan): chosen when
- * nearly every point is at risk (`FULL_PASS_AT_RISK`) and the moved-set plan costs more.
- */
-const FULL_PASS_SHARE = 0.8
-const FULL_PASS_AT_RISK = 0.9
-/** Points {@link planMovedSet} looks at (every n / PLAN_SAMPLE-th): its fractions are within ~1 % of all points'. */
-const PLAN_SAMPLE = 8_192
 /** Bounds are widened by this factor (upper) or narrowed (lower) against float64 rounding. */
 const UP = 1 + BOUND_SLACK
 const DOWN = 1 - BOUND_SLACK
+
+/** Point and centroid–centroid distances a re-scan evaluated. */
+interface RescanCount {
+  evaluated: number
+  centroidDistancesEvaluated: number
+}
 
 /**
  * Hamerly's exact K-means (2010) for one partition. Per point: its label, an upper bound on the
@@ -111,82 +81,54 @@ const DOWN = 1 - BOUND_SLACK
  * given. No per-point exact distance is kept: the map task derives the inertia from its cluster
  * sums, which is what lets late iterations skip almost all n·d work.
  */
-export function createHamerlyState(
-  points: Float32Array,
-  n: number,
-  d: number,
-  options: HamerlyOptions = {},
-): AccelState {
-  checkAccelShapes('hamerly', points, n, d)
-  const { dense } = options
-  const movedSet =
-    (options.movedSet ?? true) && dense?.nearestTwo !== undefined && dense.nearestExcluding !== undefined
-  const labels = new Int32Array(n)
-  /** upper[i] ≥ the distance from point i to centroid labels[i]. */
-  const upper = new Float64Array(n)
-  /** lower[i] ≤ the distance from point i to every other centroid. */
-  const lower = new Float64Array(n)
-  /**
-   * ownLow[i] ≤ the distance from point i to centroid labels[i]: when even it fails the bound
-   * test, tightening the upper bound with an exact distance cannot save the point, so it is
-   * re-scanned directly (early iterations, when most points move).
-   */
-  const ownLow = new Float64Array(n)
+export class HamerlyState extends BoundedAssignment {
+  readonly kernelPasses: readonly KernelPass[]
+  /** Moved-set iterations (see {@link HamerlyOptions.movedSet}): the kernel has both passes it needs. */
+  private readonly movedSet: boolean
+  private readonly bounds: HamerlyBounds
   /** ‖x‖² of every point, for the dense kernel's error bound (kept from the first dense pass). */
-  let pointNormsSq: Float64Array | undefined
-  let previous: Float32Array | null = null
-  let previousK = 0
+  private pointNormsSq: Float64Array | undefined
 
-  /** Sets point i exactly from a row of distances within `errorBound` of exact (see {@link resolveRow}). */
-  function fromRow(
-    i: number,
-    row: Float32Array | Float64Array,
-    offset: number,
-    errorBound: number,
-    centroids: Float32Array,
-    k: number,
-    scratch: RowResolution,
-  ): void {
-    const best = resolveRow(points, i, centroids, d, k, row, offset, errorBound, scratch)
-    let second = Number.POSITIVE_INFINITY
-    for (let j = 0; j < k; j++) if (j !== best && scratch.values[j] < second) second = scratch.values[j]
-    labels[i] = best
-    const own = Math.sqrt(scratch.values[best])
-    upper[i] = own * UP
-    ownLow[i] = own * DOWN
-    lower[i] = Math.sqrt(second)
+  constructor(
+    points: Float32Array,
+    n: number,
+    d: number,
+    private readonly options: HamerlyOptions = {},
+  ) {
+    super('hamerly', points, n, d, options.dense)
+    const { dense } = options
+    this.movedSet =
+      (options.movedSet ?? true) && dense?.nearestTwo !== undefined && dense.nearestExcluding !== undefined
+    this.kernelPasses = this.movedSet
+      ? ['nearestTwo', 'nearestExcluding']
+      : dense?.nearestTwo
+        ? ['nearestTwo']
+        : []
+    this.bounds = {
+      labels: new Int32Array(n),
+      upper: new Float64Array(n),
+      lower: new Float64Array(n),
+      ownLow: new Float64Array(n),
+    }
   }
 
-  /**
-   * Sets point i from its nearest two (approximate, each within `errorBound`) squared distances.
-   * Every centroid but `best` is at least secondSq − errorBound away, so `best` is the exact
-   * nearest when its distance is below that: first tested with its bound bestSq + errorBound (no
-   * arithmetic on the point; returns 0), then exactly (returns 1); 2 when they cannot settle it.
-   */
-  function fromNearestTwo(
-    i: number,
-    best: number,
-    bestSq: number,
-    secondSq: number,
-    errorBound: number,
-    centroids: Float32Array,
-  ): 0 | 1 | 2 {
-    const othersSq = secondSq - errorBound
-    if (bestSq + errorBound < othersSq) {
-      labels[i] = best
-      upper[i] = Math.sqrt(bestSq + errorBound) * UP
-      ownLow[i] = Math.sqrt(Math.max(0, bestSq - errorBound)) * DOWN
-      lower[i] = Math.sqrt(othersSq)
-      return 0
+  protected async fullPass(current: Float32Array, k: number): Promise<AccelAssignResult> {
+    const evaluated = await this.rescan(null, current, k)
+    return {
+      labels: this.bounds.labels.slice(),
+      distancesEvaluated: evaluated,
+      centroidDistancesEvaluated: 0,
+      changed: this.n,
     }
-    const exact = Math.sqrt(rowDistanceSq(points, i, centroids, best, d))
-    const others = Math.sqrt(Math.max(0, othersSq))
-    if (!(exact < others)) return 2
+  }
+
+  /** Sets point i's label and bounds: its own distance in [ownLow, ownHigh], every other centroid ≥ others. */
+  private settle(i: number, best: number, ownHigh: number, ownLow: number, others: number): void {
+    const { labels, upper, lower, ownLow: low } = this.bounds
     labels[i] = best
-    upper[i] = exact * UP
-    ownLow[i] = exact * DOWN
+    upper[i] = ownHigh * UP
+    low[i] = ownLow * DOWN
     lower[i] = others
-    return 1
   }
 
   /**
@@ -195,90 +137,61 @@ export function createHamerlyState(
    * few points whose two best are too close to call), else exactly in TypeScript. Returns the
    * distances evaluated.
    */
-  async function rescan(indices: Int32Array | null, centroids: Float32Array, k: number): Promise<number> {
+  private async rescan(indices: Int32Array | null, centroids: Float32Array, k: number): Promise<number> {
+    const { points, n, d, dense } = this
     const count = indices === null ? n : indices.length
     if (count === 0) return 0
-    const useDense = dense !== undefined && denseRescanPays(count, k, d, options.denseMinWork)
-    const scratch: RowResolution = { values: new Float64Array(k), evaluated: 0 }
-    let evaluated = 0
-    if (useDense && dense.nearestTwo !== undefined && k >= 2) {
-      const withTwo = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>
-      const uncertain: number[] = []
-      // A pass over every point records each ‖x‖² as it goes (the kernel returns them).
-      const norms = pointNormsSq ?? (indices === null ? new Float64Array(n) : undefined)
-      let exactChecks = 0
-      evaluated = await forEachNearestTwo(
-        points.subarray(0, n * d),
-        d,
-        centroids,
-        k,
-        indices,
-        withTwo,
-        (i, best, nearestSq, secondSq, errorBound, normSq) => {
-          if (norms !== undefined) norms[i] = normSq
-          const settled = fromNearestTwo(i, best, nearestSq, secondSq, errorBound, centroids)
-          if (settled > 0) exactChecks++
-          if (settled === 2) uncertain.push(i)
-        },
-        pointNormsSq,
-      )
-      evaluated += exactChecks
-      pointNormsSq = norms
-      if (uncertain.length > 0) {
-        evaluated += await forEachDistanceRow(
-          points,
-          n,
-          d,
-          centroids,
-          k,
-          Int32Array.from(uncertain),
-          dense,
-          (i, row, offset, errorBound) => fromRow(i, row, offset, errorBound, centroids, k, scratch),
-          pointNormsSq,
-        )
-      }
-    } else {
-      if (useDense) pointNormsSq ??= rowNormsSq(points, n, d)
-      evaluated = await forEachDistanceRow(
-        points,
-        n,
-        d,
-        centroids,
-        k,
-        indices,
-        useDense ? dense : undefined,
-        (i, row, offset, errorBound) => fromRow(i, row, offset, errorBound, centroids, k, scratch),
-        pointNormsSq,
-      )
-    }
-    return evaluated + scratch.evaluated
+    const useDense = dense !== undefined && denseRescanPays(count, k, d, this.options.denseMinWork)
+    const nearestTwoFirst = useDense && dense.nearestTwo !== undefined && k >= 2
+    const resolver = new RowResolver(points, d, centroids, k)
+    const second = new Float64Array(1)
+    // A nearest-two pass over every point records each ‖x‖² as it goes (the kernel returns them).
+    const norms = nearestTwoFirst
+      ? (this.pointNormsSq ?? (indices === null ? new Float64Array(n) : undefined))
+      : undefined
+    if (useDense && !nearestTwoFirst) this.pointNormsSq ??= rowNormsSq(points, n, d)
+    const evaluated = await rescanPoints(points, n, d, centroids, k, indices, {
+      dense: useDense ? dense : undefined,
+      nearestTwoFirst,
+      settleTwo: (i, best, nearestSq, secondSq, errorBound) => {
+        if (resolver.settleNearestTwo(i, best, nearestSq, secondSq, errorBound, true) === UNSETTLED)
+          return false
+        const { ownHigh, ownLow, others } = resolver.settled
+        this.settle(i, best, ownHigh, ownLow, others)
+        return true
+      },
+      visitRow: (i, row, offset, errorBound) => {
+        const best = resolver.nearestAndMinima(i, row, offset, errorBound, null, second)
+        const own = Math.sqrt(resolver.values[best])
+        this.settle(i, best, own, own, Math.sqrt(second[0]))
+      },
+      normsSq: this.pointNormsSq,
+      recordNormsSq: norms,
+    })
+    if (nearestTwoFirst) this.pointNormsSq = norms
+    return evaluated + resolver.evaluated
   }
 
   /**
    * Re-scans the listed points (all when null) through centroid neighbourhoods when they share
    * few centroids (at most half as many centroids as points), the rest (and every point then
-   * left unsettled) through {@link rescan}. Returns point and centroid distances evaluated.
+   * left unsettled) through {@link HamerlyState.rescan}.
    */
-  async function largeRescan(
+  private async largeRescan(
     indices: Int32Array | null,
     centroids: Float32Array,
     k: number,
-  ): Promise<{ evaluated: number; centroidDistancesEvaluated: number }> {
+  ): Promise<RescanCount> {
+    const { points, n, d, dense, options } = this
+    const { labels } = this.bounds
     const count = indices === null ? n : indices.length
     const neighbours = options.neighbours ?? k >= NEIGHBOUR_RESCAN_MIN_K
-    if (!neighbours || !denseRescanPays(count, k, d, options.denseMinWork))
-      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
-    const seen = new Uint8Array(k)
-    let distinct = 0
-    for (let r = 0; r < count; r++) {
-      const a = labels[indices === null ? r : indices[r]]
-      if (seen[a] === 0) {
-        seen[a] = 1
-        distinct++
-      }
-    }
-    if (2 * distinct > count)
-      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
+    const plain = async (): Promise<RescanCount> => ({
+      evaluated: await this.rescan(indices, centroids, k),
+      centroidDistancesEvaluated: 0,
+    })
+    if (!neighbours || !denseRescanPays(count, k, d, options.denseMinWork)) return plain()
+    if (2 * distinctLabels(labels, indices, count, k) > count) return plain()
     const done = await neighbourRescan(
       points,
       n,
@@ -288,128 +201,24 @@ export function createHamerlyState(
       labels,
       indices,
       dense,
-      (i, best, dist, others) => {
-        labels[i] = best
-        upper[i] = dist * UP
-        ownLow[i] = dist * DOWN
-        lower[i] = others
-      },
+      (i, best, dist, others) => this.settle(i, best, dist, dist, others),
     )
-    if (done === null)
-      return { evaluated: await rescan(indices, centroids, k), centroidDistancesEvaluated: 0 }
+    if (done === null) return plain()
     return {
-      evaluated: done.evaluated + (await rescan(done.unsettled, centroids, k)),
+      evaluated: done.evaluated + (await this.rescan(done.unsettled, centroids, k)),
       centroidDistancesEvaluated: done.centroidDistancesEvaluated,
     }
   }
 
-  /**
-   * Plans the moved set (see {@link HamerlyOptions.movedSet}) from the points at risk (those whose
-   * bound fails with the largest drift), estimated on every `stride`-th point: m minimises one
-   * moved-set pass over all points plus the re-scans of the points at risk whose slack is below the
-   * (m + 1)-th largest drift, and one tightening for each other point at risk; candidates are 0,
-   * powers of two below k, and the number of centroids that moved at all. The slack is an
-   * estimate (lower bound − expected own distance), not a bound: a centroid drifting by δ in a
-   * direction unrelated to the point (the typical case in many dimensions) moves from distance u
-   * to about √(u² + δ²). Returns m, the plan's estimated cost in
-   * distance evaluations and the estimated number of points at risk. Only the cost depends on the
-   * sample, never a label: a sample of ~{@link PLAN_SAMPLE} points costs ~0.1 ms, where looking at
-   * every point cost 5–20 ms per iteration at n = 100k.
-   */
-  function planMovedSet(
-    k: number,
-    drift: Float64Array,
-    byDrift: Int32Array,
-    allOthers: (i: number) => number,
-  ): { m: number; cost: number; atRisk: number } {
-    const candidates: number[] = []
-    for (let c = 0; c < k; c = c === 0 ? 2 : c * 2) candidates.push(c)
-    // Every centroid that moved at all: the others then cost their bound nothing. Once a few
-    // iterations in, most clusters keep their members and their centroids stay put (on blobs at
-    // k = 1,000: 649, 369, 211, … of 1,000 move in iterations 4, 5, 6, …).
-    let moving = 0
-    while (moving < k && drift[byDrift[moving]] > 0) moving++
-    if (moving < k && !candidates.includes(moving)) {
-      candidates.push(moving)
-      candidates.sort((a, b) => a - b)
-    }
-    // failing[q]: points at risk whose slack is ≤ the drift left after moving candidates[q]
-    // (thresholds fall as q grows, so a point counts for every q up to its last).
-    const threshold = candidates.map((c) => drift[byDrift[c]] * UP)
-    const failing = new Float64Array(candidates.length)
-    const stride = Math.max(1, Math.floor(n / PLAN_SAMPLE))
-    let sampled = 0
-    let atRiskSampled = 0
-    for (let i = 0; i < n; i += stride) {
-      sampled++
-      const own = drift[labels[i]]
-      if (upper[i] + own * UP < allOthers(i)) continue
-      atRiskSampled++
-      const slack = lower[i] - Math.sqrt(upper[i] * upper[i] + own * own)
-      let q = 0
-      while (q < threshold.length && slack <= threshold[q]) q++
-      if (q > 0) failing[q - 1]++
-    }
-    const scale = sampled === 0 ? 0 : n / sampled
-    const atRisk = atRiskSampled * scale
-    for (let q = failing.length - 2; q >= 0; q--) failing[q] += failing[q + 1]
-    let m = 0
-    let cost = Number.POSITIVE_INFINITY
-    for (let q = 0; q < candidates.length; q++) {
-      const c = candidates[q]
-      const fail = failing[q] * scale
-      const qCost =
-        (c === 0 ? 0 : n * (MOVED_PASS_FIXED + MOVED_PASS_PER_CENTROID * c)) +
-        k * fail +
-        TIGHTEN * (atRisk - fail)
-      if (qCost < cost) {
-        cost = qCost
-        m = c
-      }
-    }
-    return { m, cost, atRisk }
-  }
-
-  /**
-   * The moved-set pass: the m most-drifted centroids measured for every point (contiguous rows;
-   * gathering the points at risk would cost more than the pass), each point excluding its own.
-   * Returns each point's bound on the moved centroids other than its own, which is at least its
-   * bound over all other centroids (`allOthers`).
-   */
-  async function movedSetBounds(
+  /** One iteration after the first: bounds moved by the drifts, tightened, failing points re-scanned. */
+  protected async afterMove(
+    previous: Float32Array,
     current: Float32Array,
     k: number,
-    moved: Int32Array,
-    allOthers: (i: number) => number,
-  ): Promise<Float64Array> {
-    const m = moved.length
-    const movedRows = new Float32Array(m * d)
-    // Each point excludes its own centroid where it is one of the moved (m: exclude none).
-    const slot = new Int32Array(k).fill(m)
-    for (let r = 0; r < m; r++) {
-      movedRows.set(current.subarray(moved[r] * d, moved[r] * d + d), r * d)
-      slot[moved[r]] = r
-    }
-    const exclude = new Int32Array(n)
-    for (let i = 0; i < n; i++) exclude[i] = slot[labels[i]]
-    pointNormsSq ??= rowNormsSq(points, n, d)
-    const norms = pointNormsSq
-    const kernel = dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestExcluding'>>
-    const othersSq = await kernel.nearestExcluding(points.subarray(0, n * d), movedRows, exclude, norms, d)
-    const maxMovedNormSq = maxRowNormSq(movedRows, m, d)
-    const bound = new Float64Array(n)
-    for (let i = 0; i < n; i++) {
-      const measured = Math.sqrt(
-        Math.max(0, othersSq[i] - kernel.distanceErrorBound(norms[i], maxMovedNormSq, d)),
-      )
-      bound[i] = Math.max(measured, allOthers(i))
-    }
-    return bound
-  }
-
-  /** One iteration after the first: bounds moved by the drifts, tightened, failing points re-scanned. */
-  async function boundedIteration(current: Float32Array, k: number): Promise<AccelAssignResult> {
-    const drift = centroidDrift(previous as Float32Array, current, k, d)
+  ): Promise<AccelAssignResult> {
+    const { points, n, d, dense, options } = this
+    const { labels, upper, lower, ownLow } = this.bounds
+    const drift = centroidDrift(previous, current, k, d)
     const before = labels.slice()
     const byDrift = Int32Array.from({ length: k }, (_, j) => j).sort((a, b) => drift[b] - drift[a] || a - b)
     const topJ = byDrift[0]
@@ -422,20 +231,29 @@ export function createHamerlyState(
     let movedBound: Float64Array | null = null
     let staticDrift = Number.NaN
     let half: Float64Array | null = null
-    if (movedSet) {
-      const plan = planMovedSet(k, drift, byDrift, allOthers)
-      if (
-        denseRescanPays(n, k, d, options.denseMinWork) &&
-        plan.atRisk >= FULL_PASS_AT_RISK * n &&
-        plan.cost > FULL_PASS_SHARE * n * k
-      ) {
-        // Early on nearly every point fails: then one pass over all of them (contiguous, no bound
-        // checks, no gather) costs less than checking, gathering and re-scanning almost all.
-        const all = await largeRescan(null, current, k)
+    if (this.movedSet) {
+      const plan = planMovedSet(this.bounds, n, k, drift, byDrift, allOthers)
+      if (denseRescanPays(n, k, d, options.denseMinWork) && fullPassBeats(plan, n, k)) {
+        const all = await this.largeRescan(null, current, k)
         return iterationResult(labels, before, all.evaluated, all.centroidDistancesEvaluated)
       }
       if (plan.m > 0) {
-        movedBound = await movedSetBounds(current, k, byDrift.subarray(0, plan.m), allOthers)
+        this.pointNormsSq ??= rowNormsSq(points, n, d)
+        const kernel = dense as DistanceMatrixKernel &
+          Required<Pick<DistanceMatrixKernel, 'nearestExcluding'>>
+        const moved = byDrift.subarray(0, plan.m)
+        movedBound = await movedSetBounds(
+          points,
+          n,
+          d,
+          labels,
+          this.pointNormsSq,
+          kernel,
+          current,
+          k,
+          moved,
+          allOthers,
+        )
         staticDrift = drift[byDrift[plan.m]] * UP
         evaluated += n * plan.m
       }
@@ -468,43 +286,33 @@ export function createHamerlyState(
       ownLow[i] = own * DOWN
       if (!(own * UP < z)) pending.push(i)
     }
-    const rescanned = await largeRescan(Int32Array.from(pending), current, k)
+    const rescanned = await this.largeRescan(Int32Array.from(pending), current, k)
     evaluated += rescanned.evaluated
     centroidDistancesEvaluated += rescanned.centroidDistancesEvaluated
     return iterationResult(labels, before, evaluated, centroidDistancesEvaluated)
   }
+}
 
-  return {
-    name: 'hamerly',
-    n,
-    d,
-    kernelPasses: movedSet ? ['nearestTwo', 'nearestExcluding'] : dense?.nearestTwo ? ['nearestTwo'] : [],
-    reset() {
-      previous = null
-    },
-    async assign(centroids: Float32Array, k: number): Promise<AccelAssignResult> {
-      if (!Number.isInteger(k) || k < 1 || centroids.length < k * d) {
-        throw new UsageError(
-          'ACCEL_BAD_CENTROIDS',
-          `hamerly: ${centroids.length} values cannot hold k = ${k} centroids of d = ${d}`,
-        )
-      }
-      const current = centroids.slice(0, k * d)
-      let result: AccelAssignResult
-      if (previous === null || previousK !== k) {
-        const evaluated = await rescan(null, current, k)
-        result = {
-          labels: labels.slice(),
-          distancesEvaluated: evaluated,
-          centroidDistancesEvaluated: 0,
-          changed: n,
-        }
-      } else {
-        result = await boundedIteration(current, k)
-      }
-      previous = current
-      previousK = k
-      return result
-    },
+/** How many distinct labels the listed points (all when null) hold. */
+function distinctLabels(labels: Int32Array, indices: Int32Array | null, count: number, k: number): number {
+  const seen = new Uint8Array(k)
+  let distinct = 0
+  for (let r = 0; r < count; r++) {
+    const a = labels[indices === null ? r : indices[r]]
+    if (seen[a] === 0) {
+      seen[a] = 1
+      distinct++
+    }
   }
+  return distinct
+}
+
+/** A {@link HamerlyState} over the n rows of `points` (see {@link HamerlyOptions}). */
+export function createHamerlyState(
+  points: Float32Array,
+  n: number,
+  d: number,
+  options: HamerlyOptions = {},
+): AccelState {
+  return new HamerlyState(points, n, d, options)
 }
