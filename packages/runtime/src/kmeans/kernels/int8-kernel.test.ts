@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import * as ort from 'onnxruntime-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRng } from '../../random/rng.ts'
+import { generateByteBlobs } from '../byte-blobs.ts'
 import { buildInt8CandidateModel, INT8_GRAPH_INPUTS, INT8_GRAPH_OUTPUTS } from './int8-graph.ts'
 import {
   createInt8Kernel,
@@ -13,18 +14,9 @@ import {
 } from './int8-kernel.ts'
 import { assignReference } from './reference-kernel.ts'
 
-/** Seeded HOG-like bytes: non-negative blobs, clipped and rounded. */
+/** Seeded HOG-like bytes (see generateByteBlobs). */
 function byteBlobs(n: number, d: number, blobs: number, seed: number, sigma = 12): Uint8Array {
-  const rng = createRng(seed)
-  const centres = new Float64Array(blobs * d)
-  for (let i = 0; i < centres.length; i++) centres[i] = Math.abs(rng.normal()) * 70
-  const out = new Uint8Array(n * d)
-  for (let i = 0; i < n; i++) {
-    const b = rng.int(blobs)
-    for (let t = 0; t < d; t++)
-      out[i * d + t] = Math.min(255, Math.max(0, Math.round(centres[b * d + t] + sigma * rng.normal())))
-  }
-  return out
+  return generateByteBlobs({ n, d, blobs, seed, sigma })
 }
 
 /** k rows of the points (as float32 centroids), optionally nudged by up to ±`jitter`. */
