@@ -26,10 +26,13 @@ import { repoRoot } from '../support/server.ts'
 const FLOOD = 200
 /** Health sampling period. */
 const SAMPLE_MS = 100
-/** Asserted worst health latency: the target (300 ms) with room for a shared CI machine. */
-const HEALTH_WORST_MS = 3000
+/**
+ * Asserted worst health latency: the target (300 ms) with room for a shared CI machine (31–126 ms
+ * at load 4; before reads started on their own macrotask, 206–909 ms on the idle machine).
+ */
+const HEALTH_WORST_MS = 1500
 /** Asserted p99 (with ~10 samples a flood, near the worst): the target (100 ms) with the same room. */
-const HEALTH_P99_MS = 3000
+const HEALTH_P99_MS = 1500
 
 const token = randomBytes(16).toString('hex')
 const auth = { authorization: `Bearer ${token}` }
@@ -151,7 +154,10 @@ describe('open reads under a flood (issue 31)', () => {
   let child: ChildProcess
   let url: string
   let datasetId: string
-  const figures: Record<string, HealthFigures & { answers: Record<string, number>; seconds: number }> = {}
+  const figures: Record<
+    string,
+    HealthFigures & { loopLagMaxMs: number; answers: Record<string, number>; seconds: number }
+  > = {}
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'codebook-e2e-load-home-'))
@@ -234,13 +240,22 @@ describe('open reads under a flood (issue 31)', () => {
   const previewPaths = () =>
     Array.from({ length: FLOOD }, () => `/api/datasets/${datasetId}/preview?rows=1000`)
 
+  /** The server's event-loop lag max (ms) since the previous call (prom-client resets it per scrape). */
+  async function loopLagMaxMs(): Promise<number> {
+    const text = await (await fetch(`${url}/metrics`, { headers: auth })).text()
+    const line = text.split('\n').find((l) => l.startsWith('codebook_nodejs_eventloop_lag_max_seconds '))
+    return Math.round(Number(line?.split(' ')[1]) * 1000)
+  }
+
   async function measure(name: string, paths: string[]): Promise<void> {
     let answers: Answer[] = []
+    await loopLagMaxMs()
     const start = performance.now()
     const health = await sampleHealth(url, async () => {
       answers = await flood(url, paths)
     })
-    figures[name] = { ...health, answers: tally(answers), seconds: (performance.now() - start) / 1000 }
+    const seconds = (performance.now() - start) / 1000
+    figures[name] = { ...health, loopLagMaxMs: await loopLagMaxMs(), answers: tally(answers), seconds }
     expectAllAnswered(answers)
     expect(health.failed).toBe(0)
     expect(health.worst).toBeLessThanOrEqual(HEALTH_WORST_MS)

@@ -1,3 +1,5 @@
+import { Agent, get } from 'node:http'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { DatasetList, ErrorBody, TopologyList } from '@codebook/shared'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -58,6 +60,9 @@ describe('open read bounds', () => {
   afterAll(() => app.close())
 
   it('answers a client past its limit 429 TOO_MANY_READS with Retry-After, and never counts health', async () => {
+    // 80 connections opened first (health is fast and never counted): the burst below then arrives
+    // at once on them, not one accepted connection at a time while early reads finish.
+    await Promise.all(Array.from({ length: 80 }, () => answer(`${url}/api/health`)))
     const answers = await Promise.all([
       ...Array.from({ length: 60 }, () => answer(`${url}/api/runs`)),
       ...Array.from({ length: 20 }, () => answer(`${url}/api/health`)),
@@ -102,6 +107,64 @@ describe('open read bounds', () => {
       ),
     )
     expect(later.every((a) => a.status === 200)).toBe(true)
+  })
+})
+
+// Reads whose work is synchronous (PGlite's queries, cached previews) must not run back to back in
+// one microtask drain: each starts on its own macrotask, so health is answered between them.
+describe('queued reads leave the event loop to health', () => {
+  const BUSY_MS = 5
+  const READS = 120
+  let app: FastifyInstance
+  let url: string
+
+  beforeAll(async () => {
+    app = Fastify({ forceCloseConnections: true })
+    await app.register(errorPlugin, { spaFallback: false, home: '/nowhere' })
+    await app.register(readLimitsPlugin, { maxReadsPerClient: 1000 })
+    app.get('/api/health', async () => ({ ok: true }))
+    app.get('/api/runs', async () => {
+      const until = performance.now() + BUSY_MS
+      while (performance.now() < until) {}
+      return { ok: true }
+    })
+    url = await app.listen({ port: 0, host: '127.0.0.1' })
+  })
+  afterAll(() => app.close())
+
+  it('answers health within a few reads while a queue of them drains', async () => {
+    // Health on a connection opened before the flood: the kernel's accept queue is FIFO, so a new
+    // connection would wait behind the flood's own connections whatever the server does.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const health = () =>
+      new Promise<void>((resolve, reject) =>
+        get(`${url}/api/health`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject),
+      )
+    await health()
+    // The flood's own connections opened (and kept alive) first, so that its requests arrive
+    // together, as a browser's or a script's reused connections do.
+    await Promise.all(Array.from({ length: READS }, () => answer(`${url}/api/runs`)))
+    const lag = monitorEventLoopDelay({ resolution: 1 })
+    lag.enable()
+    const started = performance.now()
+    const reads = Array.from({ length: READS }, () => answer(`${url}/api/runs`))
+    // Health asked while the reads are queued and running.
+    await new Promise((r) => setTimeout(r, 20))
+    const asked = performance.now()
+    await health()
+    const healthMs = performance.now() - asked
+    const answers = await Promise.all(reads)
+    const floodMs = performance.now() - started
+    lag.disable()
+    agent.destroy()
+    expect(answers.every((a) => a.status === 200)).toBe(true)
+    // The flood's synchronous work alone is READS × BUSY_MS, but the loop is never held for more
+    // than a batch of running reads (READ_CLASS_BOUNDS.read.running of them; 670 ms when queued
+    // reads ran in one microtask drain), and health waits for no more than that.
+    expect(floodMs).toBeGreaterThan(READS * BUSY_MS)
+    const batchMs = READ_CLASS_BOUNDS.read.running * BUSY_MS
+    expect(lag.max / 1e6).toBeLessThan(4 * batchMs)
+    expect(healthMs).toBeLessThan(4 * batchMs)
   })
 })
 

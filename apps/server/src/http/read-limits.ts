@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from './api-error.ts'
@@ -41,10 +42,22 @@ export function readClassOf(method: string, route: string | undefined): ReadClas
   return route.startsWith('/api/') || route === '/metrics' ? 'read' : undefined
 }
 
-/** A FIFO of bounded size in front of a bounded number of running reads. */
+/** A read waiting for a slot: `wake` hands it the slot; `gone` once its client left. */
+interface Waiter {
+  wake: () => void
+  gone: boolean
+}
+
+/**
+ * A FIFO of bounded size in front of a bounded number of running reads. A freed slot passes to
+ * the next waiter on a fresh macrotask (`setImmediate`), never in the same tick: a response's
+ * `close` is emitted on `process.nextTick`, and reads answered from memory or from PGlite (whose
+ * queries run synchronously inside their promise) would otherwise run the whole queue in one
+ * microtask drain — 200 queued list reads held the event loop, health included, for 200+ ms.
+ */
 class ReadGate {
   private running = 0
-  private readonly waiting: Array<() => void> = []
+  private readonly waiting: Waiter[] = []
 
   constructor(
     private readonly limit: number,
@@ -71,25 +84,33 @@ class ReadGate {
     }
     await new Promise<void>((resolve) => {
       let held = false
-      const wake = () => {
-        held = true
-        this.running++
-        resolve()
-      }
-      this.waiting.push(wake)
-      raw.once('close', () => {
-        if (held) this.leave()
-        else {
-          this.waiting.splice(this.waiting.indexOf(wake), 1)
+      const waiter: Waiter = {
+        gone: false,
+        wake: () => {
+          held = true
           resolve()
-        }
+        },
+      }
+      this.waiting.push(waiter)
+      raw.once('close', () => {
+        if (held) return this.leave()
+        const at = this.waiting.indexOf(waiter)
+        // Still queued: drop it. Already handed a slot (its wake not yet run): `handOver` passes it on.
+        if (at >= 0) this.waiting.splice(at, 1)
+        else waiter.gone = true
+        resolve()
       })
     })
   }
 
+  /** A running read finished: its slot goes to the next waiter (on a fresh macrotask), or is freed. */
   private leave(): void {
-    this.running--
-    this.waiting.shift()?.()
+    const next = this.waiting.shift()
+    if (next === undefined) {
+      this.running--
+      return
+    }
+    setImmediate(() => (next.gone ? this.leave() : next.wake()))
   }
 }
 
@@ -145,6 +166,10 @@ async function readLimitsImpl(app: FastifyInstance, options: ReadLimitsOptions):
       if (err instanceof ApiError) refuse(reply, err)
       throw err
     }
+    // Each read's handler starts on its own macrotask, so the poll phase (health, new
+    // connections) runs between reads: PGlite's queries finish synchronously inside their
+    // promises, and reads chained through microtasks held the loop for 200–900 ms in a flood.
+    await nextMacrotask()
   })
 }
 
