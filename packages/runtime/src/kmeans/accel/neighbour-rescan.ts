@@ -1,7 +1,7 @@
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
-import { forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
+import { CentroidNeighbourhoods, type NeighbourList } from './centroid-neighbourhoods.ts'
 
 /** What {@link neighbourRescan} decided for one point: its exact nearest and a bound on all others. */
 export type NeighbourSettle = (i: number, best: number, bestDist: number, othersLower: number) => void
@@ -37,8 +37,6 @@ const PAYS_BELOW = 0.6
 const LIST_COVERS = 0.99
 /** Shortest list chosen from the sample (a few entries cost nothing and absorb sampling noise). */
 const MIN_LIST = 16
-/** Centroid rows per `nearestM` call: its output (count entries a row) stays ~100 MB, not GBs. */
-const LIST_BLOCK_ROWS = 8_192
 
 /**
  * Whether the neighbourhood re-scan is predicted to cost less than a dense row per point, from
@@ -57,7 +55,7 @@ function pays(
   ownSq: Float64Array,
   labels: Int32Array,
   indices: Int32Array | null,
-  lists: Array<{ j: Int32Array; dist: Float64Array }>,
+  lists: NeighbourList[],
   outside: Float64Array,
 ): { pays: boolean; listLength: number } {
   const sampled = new Uint8Array(k)
@@ -69,7 +67,7 @@ function pays(
     const a = labels[indices === null ? r : indices[r]] as number
     if (sampled[a] === 0) continue
     const u = Math.sqrt(ownSq[r] as number)
-    const list = lists[a] as { j: Int32Array; dist: Float64Array }
+    const list = lists[a] as NeighbourList
     let p = 0
     while (p < list.dist.length && (list.dist[p] as number) <= 2 * u) p++
     scans += p
@@ -83,37 +81,6 @@ function pays(
   return {
     pays: cost < PAYS_BELOW * count * k * GATHERED_ROW,
     listLength: Math.max(MIN_LIST, covered),
-  }
-}
-
-/**
- * Reorders `ds[0, m)` (and `js` alongside) so that its `keep` smallest values come first
- * (Hoare quickselect, expected O(m)).
- */
-function selectSmallest(ds: Float64Array, js: Int32Array, m: number, keep: number): void {
-  let lo = 0
-  let hi = m - 1
-  while (lo < hi) {
-    const pivot = ds[(lo + hi) >> 1]
-    let a = lo
-    let b = hi
-    while (a <= b) {
-      while (ds[a] < pivot) a++
-      while (ds[b] > pivot) b--
-      if (a <= b) {
-        const td = ds[a]
-        ds[a] = ds[b]
-        ds[b] = td
-        const tj = js[a]
-        js[a] = js[b]
-        js[b] = tj
-        a++
-        b--
-      }
-    }
-    if (keep - 1 <= b) hi = b
-    else if (keep - 1 >= a) lo = a
-    else return
   }
 }
 
@@ -164,71 +131,7 @@ export async function neighbourRescan(
     if (inPlay[a] === 1) rows.push(a)
   }
   const maxList = Math.max(8, Math.floor(k / NEIGHBOUR_LIST_SHARE))
-  // Per centroid in play: its nearest neighbours within reach (ascending distance), at most maxList.
-  const lists: Array<{ j: Int32Array; dist: Float64Array }> = new Array(k)
-  // The smallest (lowered) distance from a to a centroid outside its list.
-  const outside = new Float64Array(k).fill(Number.POSITIVE_INFINITY)
-  const js = new Int32Array(k)
-  const ds = new Float64Array(k)
-  const visit = (a: number, row: Float32Array | Float64Array, offset: number, eb: number): void => {
-    // Beyond 2·(largest u of its points) no centroid can win for any of them. Compared squared
-    // (one sqrt per kept entry, not per entry): low = √(value − eb)·DOWN ≤ radius.
-    const radius = 2 * reach[a] * UP
-    const cutSq = (radius / DOWN) * (radius / DOWN) + eb
-    let m = 0
-    let outSq = Number.POSITIVE_INFINITY
-    for (let j = 0; j < k; j++) {
-      const v = row[offset + j]
-      if (v > cutSq) {
-        if (v < outSq && j !== a) outSq = v
-      } else if (j !== a) {
-        js[m] = j
-        ds[m] = Math.sqrt(Math.max(0, v - eb)) * DOWN
-        m++
-      }
-    }
-    let out = Math.sqrt(Math.max(0, outSq - eb)) * DOWN
-    if (m > maxList) {
-      selectSmallest(ds, js, m, maxList)
-      for (let p = maxList; p < m; p++) if (ds[p] < out) out = ds[p]
-      m = maxList
-    }
-    outside[a] = out
-    const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
-    lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
-  }
-  /** {@link visit} from a row's `count` nearest (ascending): every centroid not returned is ≥ the last. */
-  const listFromNearest = (
-    a: number,
-    indicesOut: Int32Array,
-    valuesOut: Float32Array,
-    offset: number,
-    count: number,
-    eb: number,
-  ): void => {
-    const radius = 2 * reach[a] * UP
-    let m = 0
-    let out =
-      count < k
-        ? Math.sqrt(Math.max(0, (valuesOut[offset + count - 1] as number) - eb)) * DOWN
-        : Number.POSITIVE_INFINITY
-    for (let p = 0; p < count; p++) {
-      const j = indicesOut[offset + p] as number
-      if (j === a) continue
-      const low = Math.sqrt(Math.max(0, (valuesOut[offset + p] as number) - eb)) * DOWN
-      if (low > radius || m === maxList) {
-        if (low < out) out = low
-      } else {
-        js[m] = j
-        ds[m] = low
-        m++
-      }
-    }
-    outside[a] = out
-    // Lowered values of an ascending row can tie or swap by index only: sort as visit does.
-    const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
-    lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
-  }
+  const hoods = new CentroidNeighbourhoods(centroids, k, d, reach, maxList, dense)
   // A sample of the rows first: on data where points sit nearly tied between many centroids the
   // lists say little and most points would end in the dense re-scan anyway (then the caller's
   // plain re-scan is cheaper than rows + lists + that re-scan).
@@ -236,52 +139,51 @@ export async function neighbourRescan(
     { length: Math.min(rows.length, PLAN_ROWS) },
     (_, r) => rows[Math.floor((r * rows.length) / Math.min(rows.length, PLAN_ROWS))] as number,
   )
-  // With a kernel that returns only each row's nearest (ORT's TopK), the k × k block never
-  // reaches JavaScript: at k = 20,000 the full rows cost ~5.5 s there, 9 GMAC/s.
-  const nearestM = dense?.nearestM?.bind(dense)
-  // Each row's nearest: its list (≤ maxList) plus itself plus one more for the bound outside.
-  let keep = Math.min(k, maxList + 2)
-  const normsSq = nearestM ? rowNormsSq(centroids, k, d) : new Float64Array(0)
-  let maxNormSq = 0
-  for (const v of normsSq) if (v > maxNormSq) maxNormSq = v
-  const listRows = async (which: Int32Array): Promise<void> => {
-    if (!nearestM || !dense) {
-      await forEachDistanceRow(centroids, k, d, centroids, k, which, dense, visit)
-      return
-    }
-    for (let from = 0; from < which.length; from += LIST_BLOCK_ROWS) {
-      const part = which.subarray(from, Math.min(which.length, from + LIST_BLOCK_ROWS))
-      const block = new Float32Array(part.length * d)
-      for (let r = 0; r < part.length; r++)
-        block.set(centroids.subarray((part[r] as number) * d, (part[r] as number) * d + d), r * d)
-      const got = await nearestM(block, centroids.subarray(0, k * d), keep, d)
-      for (let r = 0; r < part.length; r++) {
-        const a = part[r] as number
-        const eb = dense.distanceErrorBound(normsSq[a] as number, maxNormSq, d)
-        listFromNearest(a, got.indices, got.distancesSq, r * keep, keep, eb)
-      }
-    }
-  }
-  await listRows(sample)
-  const plan = pays(sample, rows.length, count, k, ownSq, labels, indices, lists, outside)
+  await hoods.fetch(sample)
+  const plan = pays(sample, rows.length, count, k, ownSq, labels, indices, hoods.lists, hoods.outside)
   if (!plan.pays) return null
   // Lists as long as the sample needs (+ the row itself + one for the bound outside), not k/64:
   // a truncated list only sends its point to the dense re-scan.
-  keep = Math.min(keep, plan.listLength + 2)
-  await listRows(Int32Array.from(rows))
+  hoods.keep = Math.min(hoods.keep, plan.listLength + 2)
+  await hoods.fetch(Int32Array.from(rows))
+  const settled = settleThroughLists(points, d, centroids, labels, indices, count, ownSq, hoods, settle)
+  return {
+    evaluated: settled.evaluated,
+    centroidDistancesEvaluated: rows.length * k,
+    unsettled: settled.unsettled,
+  }
+}
+
+/**
+ * Each listed point evaluates exactly the neighbours of its centroid with ‖c_j − c_a‖ − u ≤ its
+ * best distance so far (ties to the lowest index: the cut is strict); settled points go to
+ * `settle` with a bound on every centroid not evaluated, the others (a truncated list ended
+ * before the cut) come back unsettled. Counts one own distance per point plus the neighbours.
+ */
+function settleThroughLists(
+  points: Float32Array,
+  d: number,
+  centroids: Float32Array,
+  labels: Int32Array,
+  indices: Int32Array | null,
+  count: number,
+  ownSq: Float64Array,
+  hoods: CentroidNeighbourhoods,
+  settle: NeighbourSettle,
+): { evaluated: number; unsettled: Int32Array } {
   let evaluated = count
   const unsettled: number[] = []
   for (let r = 0; r < count; r++) {
     const i = indices === null ? r : indices[r]
     const a = labels[i]
-    const list = lists[a] as { j: Int32Array; dist: Float64Array }
+    const list = hoods.lists[a] as NeighbourList
     let best = a
     let bestSq = ownSq[r]
     const u = Math.sqrt(bestSq)
     let bestDist = u
     // The smallest exact distance among evaluated centroids other than the best (a included once displaced).
     let second = Number.POSITIVE_INFINITY
-    let rest = outside[a] - u
+    let rest = hoods.outside[a] - u
     let exhausted = true
     for (let p = 0; p < list.j.length; p++) {
       const gap = list.dist[p] - u
@@ -311,9 +213,5 @@ export async function neighbourRescan(
     }
     settle(i, best, bestDist, Math.max(0, Math.min(second, rest * DOWN)))
   }
-  return {
-    evaluated,
-    centroidDistancesEvaluated: rows.length * k,
-    unsettled: Int32Array.from(unsettled),
-  }
+  return { evaluated, unsettled: Int32Array.from(unsettled) }
 }

@@ -1,0 +1,174 @@
+import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import { BOUND_SLACK } from './accel-state.ts'
+import { forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
+
+/** Centroid rows per `nearestM` call: its output (count entries a row) stays ~100 MB, not GBs. */
+const LIST_BLOCK_ROWS = 8_192
+
+const UP = 1 + BOUND_SLACK
+const DOWN = 1 - BOUND_SLACK
+
+/** One centroid's neighbours within reach, ascending by (lowered) distance. */
+export interface NeighbourList {
+  j: Int32Array
+  dist: Float64Array
+}
+
+/**
+ * Reorders `ds[0, m)` (and `js` alongside) so that its `keep` smallest values come first
+ * (Hoare quickselect, expected O(m)).
+ */
+function selectSmallest(ds: Float64Array, js: Int32Array, m: number, keep: number): void {
+  let lo = 0
+  let hi = m - 1
+  while (lo < hi) {
+    const pivot = ds[(lo + hi) >> 1]
+    let a = lo
+    let b = hi
+    while (a <= b) {
+      while (ds[a] < pivot) a++
+      while (ds[b] > pivot) b--
+      if (a <= b) {
+        const td = ds[a]
+        ds[a] = ds[b]
+        ds[b] = td
+        const tj = js[a]
+        js[a] = js[b]
+        js[b] = tj
+        a++
+        b--
+      }
+    }
+    if (keep - 1 <= b) hi = b
+    else if (keep - 1 >= a) lo = a
+    else return
+  }
+}
+
+/**
+ * Per centroid in play, its nearest other centroids within reach: twice the largest distance
+ * `reach[a]` of its points to it (beyond that no centroid can win for any of them), at most
+ * `maxList`, sorted by distance lowered by the kernel's error bound (so bounds stay valid in
+ * float32); and `outside[a]`, the smallest (lowered) distance to a centroid left out.
+ */
+export class CentroidNeighbourhoods {
+  readonly lists: NeighbourList[]
+  readonly outside: Float64Array
+  /** Entries fetched per row by `nearestM` (its list, the row itself, one more for the bound outside). */
+  keep: number
+  private readonly js: Int32Array
+  private readonly ds: Float64Array
+  private readonly normsSq: Float64Array
+  private readonly maxNormSq: number
+
+  constructor(
+    private readonly centroids: Float32Array,
+    private readonly k: number,
+    private readonly d: number,
+    private readonly reach: Float64Array,
+    private readonly maxList: number,
+    private readonly dense: DistanceMatrixKernel | undefined,
+  ) {
+    this.lists = new Array(k)
+    this.outside = new Float64Array(k).fill(Number.POSITIVE_INFINITY)
+    this.js = new Int32Array(k)
+    this.ds = new Float64Array(k)
+    this.keep = Math.min(k, maxList + 2)
+    // With a kernel that returns only each row's nearest (ORT's TopK), the k × k block never
+    // reaches JavaScript: at k = 20,000 the full rows cost ~5.5 s there, 9 GMAC/s.
+    this.normsSq = dense?.nearestM ? rowNormsSq(centroids, k, d) : new Float64Array(0)
+    let maxNormSq = 0
+    for (const v of this.normsSq) if (v > maxNormSq) maxNormSq = v
+    this.maxNormSq = maxNormSq
+  }
+
+  /** Fetches the lists of the centroids `which`: their rows' nearest through `nearestM`, else full rows. */
+  async fetch(which: Int32Array): Promise<void> {
+    const { centroids, k, d, dense } = this
+    const nearestM = dense?.nearestM?.bind(dense)
+    if (!nearestM || !dense) {
+      await forEachDistanceRow(centroids, k, d, centroids, k, which, dense, (a, row, offset, eb) =>
+        this.fromRow(a, row, offset, eb),
+      )
+      return
+    }
+    for (let from = 0; from < which.length; from += LIST_BLOCK_ROWS) {
+      const part = which.subarray(from, Math.min(which.length, from + LIST_BLOCK_ROWS))
+      const block = new Float32Array(part.length * d)
+      for (let r = 0; r < part.length; r++)
+        block.set(centroids.subarray((part[r] as number) * d, (part[r] as number) * d + d), r * d)
+      const got = await nearestM(block, centroids.subarray(0, k * d), this.keep, d)
+      for (let r = 0; r < part.length; r++) {
+        const a = part[r] as number
+        const eb = dense.distanceErrorBound(this.normsSq[a] as number, this.maxNormSq, d)
+        this.fromNearest(a, got.indices, got.distancesSq, r * this.keep, this.keep, eb)
+      }
+    }
+  }
+
+  /** Centroid a's list from its full row of squared distances (within `eb`). */
+  private fromRow(a: number, row: Float32Array | Float64Array, offset: number, eb: number): void {
+    const { k, js, ds, maxList } = this
+    // Compared squared (one sqrt per kept entry, not per entry): low = √(value − eb)·DOWN ≤ radius.
+    const radius = 2 * this.reach[a] * UP
+    const cutSq = (radius / DOWN) * (radius / DOWN) + eb
+    let m = 0
+    let outSq = Number.POSITIVE_INFINITY
+    for (let j = 0; j < k; j++) {
+      const v = row[offset + j]
+      if (v > cutSq) {
+        if (v < outSq && j !== a) outSq = v
+      } else if (j !== a) {
+        js[m] = j
+        ds[m] = Math.sqrt(Math.max(0, v - eb)) * DOWN
+        m++
+      }
+    }
+    let out = Math.sqrt(Math.max(0, outSq - eb)) * DOWN
+    if (m > maxList) {
+      selectSmallest(ds, js, m, maxList)
+      for (let p = maxList; p < m; p++) if (ds[p] < out) out = ds[p]
+      m = maxList
+    }
+    this.setList(a, m, out)
+  }
+
+  /** Centroid a's list from its row's `count` nearest (ascending): every centroid not returned is ≥ the last. */
+  private fromNearest(
+    a: number,
+    indicesOut: Int32Array,
+    valuesOut: Float32Array,
+    offset: number,
+    count: number,
+    eb: number,
+  ): void {
+    const { k, js, ds, maxList } = this
+    const radius = 2 * this.reach[a] * UP
+    let m = 0
+    let out =
+      count < k
+        ? Math.sqrt(Math.max(0, (valuesOut[offset + count - 1] as number) - eb)) * DOWN
+        : Number.POSITIVE_INFINITY
+    for (let p = 0; p < count; p++) {
+      const j = indicesOut[offset + p] as number
+      if (j === a) continue
+      const low = Math.sqrt(Math.max(0, (valuesOut[offset + p] as number) - eb)) * DOWN
+      if (low > radius || m === maxList) {
+        if (low < out) out = low
+      } else {
+        js[m] = j
+        ds[m] = low
+        m++
+      }
+    }
+    this.setList(a, m, out)
+  }
+
+  /** Stores the first m collected entries as a's list, sorted (lowered values can tie or swap by index only). */
+  private setList(a: number, m: number, out: number): void {
+    const { js, ds } = this
+    this.outside[a] = out
+    const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
+    this.lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
+  }
+}
