@@ -1,5 +1,6 @@
 import type { onnx as OnnxTypes } from 'onnx-proto'
 import onnxProto from 'onnx-proto'
+import { tensorInfo } from './onnx-graph.ts'
 
 // onnx-proto is CommonJS with `module.exports = root`; Node only exposes it as the default export.
 const { onnx } = onnxProto
@@ -48,18 +49,6 @@ const MS_DOMAIN = 'com.microsoft'
 
 const { FLOAT, INT8, INT32, INT64, UINT8 } = onnx.TensorProto.DataType
 const A = onnx.AttributeProto.AttributeType
-
-function tensorInfo(name: string, elemType: number, dims: Array<string | number>): OnnxTypes.IValueInfoProto {
-  return {
-    name,
-    type: {
-      tensorType: {
-        elemType,
-        shape: { dim: dims.map((dim) => (typeof dim === 'string' ? { dimParam: dim } : { dimValue: dim })) },
-      },
-    },
-  }
-}
 
 function intAttr(name: string, i: number): OnnxTypes.IAttributeProto {
   return { name, type: A.INT, i }

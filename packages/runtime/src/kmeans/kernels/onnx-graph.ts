@@ -89,7 +89,12 @@ function intsAttr(name: string, ints: number[]): OnnxTypes.IAttributeProto {
   return { name, type: A.INTS, ints }
 }
 
-function tensorInfo(name: string, elemType: number, dims: Array<string | number>): OnnxTypes.IValueInfoProto {
+/** A tensor's value info: its element type and shape (a string dimension is symbolic); the int8 graph uses it too. */
+export function tensorInfo(
+  name: string,
+  elemType: number,
+  dims: Array<string | number>,
+): OnnxTypes.IValueInfoProto {
   return {
     name,
     type: {
