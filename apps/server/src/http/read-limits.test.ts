@@ -158,9 +158,9 @@ describe('queued reads leave the event loop to health', () => {
     lag.disable()
     agent.destroy()
     expect(answers.every((a) => a.status === 200)).toBe(true)
-    // The flood's synchronous work alone is READS × BUSY_MS, but the loop is never held for more
-    // than a batch of running reads (READ_CLASS_BOUNDS.read.running of them; 670 ms when queued
-    // reads ran in one microtask drain), and health waits for no more than that.
+    // The flood's synchronous work alone is READS × BUSY_MS, but reads start one per event-loop
+    // turn: the loop is held for about one read at a time (670 ms when queued reads ran in one
+    // microtask drain), and health waits for a few of them at most.
     expect(floodMs).toBeGreaterThan(READS * BUSY_MS)
     const batchMs = READ_CLASS_BOUNDS.read.running * BUSY_MS
     expect(lag.max / 1e6).toBeLessThan(4 * batchMs)

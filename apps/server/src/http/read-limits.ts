@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http'
-import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from './api-error.ts'
@@ -42,22 +41,10 @@ export function readClassOf(method: string, route: string | undefined): ReadClas
   return route.startsWith('/api/') || route === '/metrics' ? 'read' : undefined
 }
 
-/** A read waiting for a slot: `wake` hands it the slot; `gone` once its client left. */
-interface Waiter {
-  wake: () => void
-  gone: boolean
-}
-
-/**
- * A FIFO of bounded size in front of a bounded number of running reads. A freed slot passes to
- * the next waiter on a fresh macrotask (`setImmediate`), never in the same tick: a response's
- * `close` is emitted on `process.nextTick`, and reads answered from memory or from PGlite (whose
- * queries run synchronously inside their promise) would otherwise run the whole queue in one
- * microtask drain — 200 queued list reads held the event loop, health included, for 200+ ms.
- */
+/** A FIFO of bounded size in front of a bounded number of running reads. */
 class ReadGate {
   private running = 0
-  private readonly waiting: Waiter[] = []
+  private readonly waiting: Array<() => void> = []
 
   constructor(
     private readonly limit: number,
@@ -84,33 +71,56 @@ class ReadGate {
     }
     await new Promise<void>((resolve) => {
       let held = false
-      const waiter: Waiter = {
-        gone: false,
-        wake: () => {
-          held = true
-          resolve()
-        },
-      }
-      this.waiting.push(waiter)
-      raw.once('close', () => {
-        if (held) return this.leave()
-        const at = this.waiting.indexOf(waiter)
-        // Still queued: drop it. Already handed a slot (its wake not yet run): `handOver` passes it on.
-        if (at >= 0) this.waiting.splice(at, 1)
-        else waiter.gone = true
+      const wake = () => {
+        held = true
+        this.running++
         resolve()
+      }
+      this.waiting.push(wake)
+      raw.once('close', () => {
+        if (held) this.leave()
+        else {
+          this.waiting.splice(this.waiting.indexOf(wake), 1)
+          resolve()
+        }
       })
     })
   }
 
-  /** A running read finished: its slot goes to the next waiter (on a fresh macrotask), or is freed. */
   private leave(): void {
-    const next = this.waiting.shift()
-    if (next === undefined) {
-      this.running--
-      return
-    }
-    setImmediate(() => (next.gone ? this.leave() : next.wake()))
+    this.running--
+    this.waiting.shift()?.()
+  }
+}
+
+/**
+ * Starts queued continuations one per event-loop turn: each runs from its own `setImmediate`, and
+ * the next is armed from inside it, so it lands in the next turn's check phase, after a poll for
+ * I/O. Reads answered from memory or from PGlite (whose queries finish synchronously inside their
+ * promises) otherwise ran back to back — chained through `close` (emitted on `process.nextTick`)
+ * and promise continuations, or batched in one check phase — and a flood held the loop, health
+ * included, for 200–900 ms.
+ */
+class Turns {
+  private readonly queue: Array<() => void> = []
+  private armed = false
+
+  /** Resolves on a later event-loop turn, after every continuation queued before it. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.queue.push(resolve)
+      this.arm()
+    })
+  }
+
+  private arm(): void {
+    if (this.armed || this.queue.length === 0) return
+    this.armed = true
+    setImmediate(() => {
+      this.armed = false
+      this.queue.shift()?.()
+      this.arm()
+    })
   }
 }
 
@@ -138,6 +148,7 @@ async function readLimitsImpl(app: FastifyInstance, options: ReadLimitsOptions):
     heavy: new ReadGate(READ_CLASS_BOUNDS.heavy.running, READ_CLASS_BOUNDS.heavy.waiting),
     read: new ReadGate(READ_CLASS_BOUNDS.read.running, READ_CLASS_BOUNDS.read.waiting),
   }
+  const turns = new Turns()
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const readClass = readClassOf(request.method, request.routeOptions.url)
@@ -166,10 +177,8 @@ async function readLimitsImpl(app: FastifyInstance, options: ReadLimitsOptions):
       if (err instanceof ApiError) refuse(reply, err)
       throw err
     }
-    // Each read's handler starts on its own macrotask, so the poll phase (health, new
-    // connections) runs between reads: PGlite's queries finish synchronously inside their
-    // promises, and reads chained through microtasks held the loop for 200–900 ms in a flood.
-    await nextMacrotask()
+    // One read starts per event-loop turn (see Turns): the poll phase runs between any two.
+    await turns.next()
   })
 }
 
