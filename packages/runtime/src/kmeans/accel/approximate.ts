@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { hnswScalarTypes, runApproximateSearches } from '@codebook/shared'
 import { Index, MetricKind, ScalarKind } from 'usearch'
-import type { AssignKernel } from '../kernels/assign-kernel.ts'
+import type { AssignKernel, KernelPass } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+import { type AccelAssignResult, type AccelState, prepareKernel } from './accel-state.ts'
 import { type CentroidGraph, graphFromNearest, walkNearest } from './centroid-graph.ts'
 
 /** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
@@ -222,7 +223,7 @@ export function walkMayContinue(last: RecallCount | undefined, walked: boolean, 
 }
 
 /** One iteration of approximate assignment. */
-export interface ApproximateAssignResult {
+export interface ApproximateAssignResult extends AccelAssignResult {
   /** labels[i]: the centroid the index found nearest to point i (not always the exact nearest). */
   labels: Int32Array
   /**
@@ -238,23 +239,18 @@ export interface ApproximateAssignResult {
   recallMs: number
 }
 
-/** Per-map-task state of approximate assignment (Philbin et al.'s approximate k-means, with HNSW). */
-export interface ApproximateState {
-  readonly n: number
-  readonly d: number
+/**
+ * Per-map-task state of approximate assignment (Philbin et al.'s approximate k-means, with
+ * HNSW): an {@link AccelState} whose iteration context is what the worker built for all its
+ * tasks. `assign(centroids, k, index?, graph?)` labels the task's points by walking `graph` from
+ * their previous labels when a graph is given and the task has labels for this k; else through
+ * `index` (built over `centroids`; the worker builds one per iteration for all its tasks), or
+ * through an index of its own when none is given.
+ */
+export interface ApproximateState
+  extends AccelState<[index?: CentroidIndex, graph?: CentroidGraph], ApproximateAssignResult> {
   /** Rows of the recall sample (evenly spaced over the task's points, fixed for the run). */
   readonly sample: Int32Array
-  /**
-   * Labels the task's points by walking `graph` from their previous labels when a graph is given
-   * and the task has labels for this k; else through `index` (built over `centroids`; the worker
-   * builds one per iteration for all its tasks), or through an index of its own when none is given.
-   */
-  assign(
-    centroids: Float32Array,
-    k: number,
-    index?: CentroidIndex,
-    graph?: CentroidGraph,
-  ): Promise<ApproximateAssignResult>
 }
 
 /** Evenly spaced rows, `count` of `n` at most: the same rows every iteration, no randomness to seed. */
@@ -270,21 +266,82 @@ function evenlySpaced(n: number, count: number): Int32Array {
  * nearest from `exact` (the task's kernel: the Lloyd labels). A sampled point counts as matched
  * when its approximate centroid is as near as the exact one (ties are not misses).
  */
-export function createApproximateState(
-  points: Float32Array,
-  n: number,
-  d: number,
-  exact: AssignKernel,
-  options: ApproximateOptions = {},
-): ApproximateState {
-  const sample = evenlySpaced(n, options.recallSample ?? 256)
-  const samplePoints = new Float32Array(sample.length * d)
-  for (let s = 0; s < sample.length; s++)
-    samplePoints.set(points.subarray(sample[s]! * d, (sample[s]! + 1) * d), s * d)
-  let previous: { k: number; labels: Int32Array } | null = null
+export class ApproximateAssignment implements ApproximateState {
+  readonly name = 'approximate'
+  /** The recall check's exact labels come from the kernel's assignment. */
+  readonly kernelPasses: readonly KernelPass[] = ['assign']
+  readonly sample: Int32Array
+  private readonly samplePoints: Float32Array
+  /** Previous labels are used (kept against the index's answer, or walked from). */
+  private readonly remember: boolean
+  /** The last call's labels and k, null before the first or after `reset`. */
+  private last: { k: number; labels: Int32Array } | null = null
+
+  constructor(
+    private readonly points: Float32Array,
+    readonly n: number,
+    readonly d: number,
+    private readonly exact: AssignKernel,
+    private readonly options: ApproximateOptions = {},
+  ) {
+    this.sample = evenlySpaced(n, options.recallSample ?? 256)
+    this.samplePoints = new Float32Array(this.sample.length * d)
+    for (let s = 0; s < this.sample.length; s++)
+      this.samplePoints.set(points.subarray(this.sample[s]! * d, (this.sample[s]! + 1) * d), s * d)
+    this.remember = (options.keepPrevious ?? true) || options.search === 'walk'
+  }
+
+  async prepare(k: number): Promise<void> {
+    await prepareKernel(this.exact, this.d, k, this.kernelPasses)
+  }
+
+  reset(): void {
+    this.last = null
+  }
+
+  async assign(
+    centroids: Float32Array,
+    k: number,
+    shared?: CentroidIndex,
+    graph?: CentroidGraph,
+  ): Promise<ApproximateAssignResult> {
+    const { points, n, d, sample } = this
+    const before = this.last?.k === k ? this.last.labels : null
+    const previous = this.remember ? before : null
+    let t = performance.now()
+    let labels: Int32Array
+    let walked = 0
+    let search: ApproximateSearch = 'index'
+    if (graph && graph.k === k && previous) {
+      search = 'walk'
+      const walk = walkNearest(points, n, d, centroids, graph, previous)
+      labels = walk.labels
+      walked = walk.distancesEvaluated
+    } else {
+      const index = shared ?? buildCentroidIndex(centroids, k, d, this.options)
+      t = performance.now()
+      labels = index.nearest(points, n)
+      if (previous) this.keepNearer(labels, previous, centroids)
+    }
+    this.last = { k, labels: labels.slice() }
+    const searchMs = performance.now() - t
+    t = performance.now()
+    const truth = sample.length > 0 ? (await this.exact.assign(this.samplePoints, centroids, d)).labels : []
+    return {
+      labels,
+      distancesEvaluated: sample.length * k + walked,
+      centroidDistancesEvaluated: 0,
+      changed: before === null ? n : countChanged(labels, before),
+      search,
+      recall: scoreRecall(points, sample, labels, truth, centroids, d),
+      searchMs,
+      recallMs: performance.now() - t,
+    }
+  }
 
   /** labels[i] = old[i] where the old centroid is strictly nearer (a tie keeps the index's answer). */
-  function keepNearer(labels: Int32Array, old: Int32Array, centroids: Float32Array): void {
+  private keepNearer(labels: Int32Array, old: Int32Array, centroids: Float32Array): void {
+    const { points, n, d } = this
     for (let i = 0; i < n; i++) {
       const was = old[i]!
       if (was === labels[i]) continue
@@ -292,40 +349,22 @@ export function createApproximateState(
         labels[i] = was
     }
   }
+}
 
-  return {
-    n,
-    d,
-    sample,
-    async assign(centroids, k, shared, graph) {
-      let t = performance.now()
-      let labels: Int32Array
-      let walked = 0
-      let search: ApproximateSearch = 'index'
-      if (graph && graph.k === k && previous && previous.k === k) {
-        search = 'walk'
-        const walk = walkNearest(points, n, d, centroids, graph, previous.labels)
-        labels = walk.labels
-        walked = walk.distancesEvaluated
-      } else {
-        const index = shared ?? buildCentroidIndex(centroids, k, d, options)
-        t = performance.now()
-        labels = index.nearest(points, n)
-        if (previous && previous.k === k) keepNearer(labels, previous.labels, centroids)
-      }
-      if ((options.keepPrevious ?? true) || options.search === 'walk')
-        previous = { k, labels: labels.slice() }
-      const searchMs = performance.now() - t
-      t = performance.now()
-      const truth = sample.length > 0 ? (await exact.assign(samplePoints, centroids, d)).labels : []
-      return {
-        labels,
-        distancesEvaluated: sample.length * k + walked,
-        search,
-        recall: scoreRecall(points, sample, labels, truth, centroids, d),
-        searchMs,
-        recallMs: performance.now() - t,
-      }
-    },
-  }
+/** How many of `labels` differ from `before`. */
+function countChanged(labels: Int32Array, before: Int32Array): number {
+  let changed = 0
+  for (let i = 0; i < labels.length; i++) if (labels[i] !== before[i]) changed++
+  return changed
+}
+
+/** An {@link ApproximateAssignment} over the n rows of `points`, its recall checked on `exact`. */
+export function createApproximateState(
+  points: Float32Array,
+  n: number,
+  d: number,
+  exact: AssignKernel,
+  options: ApproximateOptions = {},
+): ApproximateState {
+  return new ApproximateAssignment(points, n, d, exact, options)
 }
