@@ -80,10 +80,12 @@ export const hnswBounds = {
 } as const
 
 /**
- * Default parameters of a run. The kernel is `onnx`: onnxruntime's BLAS-backed distance kernel is
- * the fast one (the what-if simulator's default map throughput is measured on it); `reference`
- * (plain TypeScript) is kept for tests and for machines without onnxruntime. `CreateRun` uses
- * these as its zod defaults, which checks each choice against its list.
+ * Default parameters of a run. The kernel is `auto`: each worker picks by its data — the exact
+ * `int8` kernel for a uint8 dataset under exact Lloyd, else `onnx`, onnxruntime's BLAS-backed
+ * float32 kernel (the what-if simulator's default map throughput is measured on it), so float32
+ * runs are as with `onnx`; `reference` (plain TypeScript) is kept for tests and for machines
+ * without onnxruntime. `CreateRun` uses these as its zod defaults, which checks each choice
+ * against its list.
  */
 export const runDefaults = {
   k: 64,
@@ -100,7 +102,7 @@ export const runDefaults = {
   approximateSearch: 'index',
   partials: 'exact',
   encoding: 'float32',
-  kernel: 'onnx',
+  kernel: 'auto',
   seed: 1,
 } as const
 

@@ -193,7 +193,7 @@ export const CreateRun = z.object({
   encoding: z.enum(runEncodings).default(runDefaults.encoding),
   /** With `approximate`: the HNSW index's and the walk's settings (the CLI's `--hnsw-*`, `--walk-*`, `--recall-sample`). */
   hnsw: RunHnsw.optional(),
-  /** Assignment kernel name of the runtime's kernel registry (`onnx`, `reference`, …; the server lists them at `/api/limits`). */
+  /** Assignment kernel name of the runtime's kernel registry (`auto`: `int8` for uint8 data under exact Lloyd, else `onnx`; `reference`, …; the server lists them at `/api/limits`). */
   kernel: z
     .string()
     .regex(/^[a-z0-9-]+$/)

@@ -15,7 +15,7 @@ const limits: ServerLimits = {
   maxWorkersPerRun: 16,
   maxQueuedRuns: 100,
   maxUploadBytes: 1e9,
-  kernels: ['reference', 'onnx'],
+  kernels: ['auto', 'reference', 'onnx', 'int8'],
 }
 const ctx = (over: Partial<RunFormContext> = {}): RunFormContext => ({
   datasetN: 1000,
@@ -152,7 +152,7 @@ describe('validateRunForm', () => {
   it('accepts only the kernels the server knows (blas used to pass and fail at worker start)', () => {
     expect(validateRunForm({ ...form, kernel: 'blas' }, ctx())).toEqual({
       ok: false,
-      errors: { kernel: 'Kernel must be one of reference, onnx' },
+      errors: { kernel: 'Kernel must be one of auto, reference, onnx, int8' },
     })
     expect(validateRunForm({ ...form, kernel: 'reference' }, ctx()).ok).toBe(true)
   })

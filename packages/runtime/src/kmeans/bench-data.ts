@@ -1,5 +1,6 @@
 import { createRng } from '../random/rng.ts'
-import { randomInit } from './init/random-init.ts'
+import { generateByteBlobs } from './byte-blobs.ts'
+import { randomInit, sampleDistinctIndices } from './init/random-init.ts'
 
 /** Options of {@link generateBlobs}. */
 export interface BlobOptions {
@@ -60,4 +61,24 @@ export function benchData(
   let checksum = 0
   for (let i = 0; i < points.length; i += 997) checksum += points[i]
   return { points, init: centroids, checksum }
+}
+
+/**
+ * {@link benchData} for uint8 data (`bench kmeans --dtype uint8`): HOG-like bytes
+ * ({@link generateByteBlobs}, `blobs` centres, at least 1) and k distinct random rows drawn with
+ * seed + 1 (the same rows `randomInit` picks), as float32 centroids. The points stay bytes: the
+ * driver never holds them widened.
+ */
+export function byteBenchData(
+  n: number,
+  d: number,
+  k: number,
+  blobs: number,
+  seed: number,
+): { points: Uint8Array; init: Float32Array } {
+  const points = generateByteBlobs({ n, d, blobs: Math.max(1, blobs), seed })
+  const rows = sampleDistinctIndices(n, k, createRng(seed + 1))
+  const init = new Float32Array(k * d)
+  for (let j = 0; j < k; j++) for (let t = 0; t < d; t++) init[j * d + t] = points[rows[j]! * d + t]!
+  return { points, init }
 }

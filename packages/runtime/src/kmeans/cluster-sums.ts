@@ -23,8 +23,70 @@ export interface ClusterSums {
   inertia(centroids: Float32Array): number
 }
 
-/** Creates the cluster sums of one task's points (n × d, row-major); no labels yet. */
-export function createClusterSums(points: Float32Array, d: number): ClusterSums {
+/** ‖a_i − b_j‖² of two uint8 rows, in float64 (exact: integers below 2⁵³). */
+function byteRowDistanceSq(a: Uint8Array, i: number, b: Uint8Array, j: number, d: number): number {
+  let s = 0
+  for (let t = 0; t < d; t++) {
+    const x = a[i * d + t]! - b[j * d + t]!
+    s += x * x
+  }
+  return s
+}
+
+/** sums[to … to + d) += sign · bytes[from … from + d), in float64 (the partials widen per value, not the points). */
+function addByteRow(
+  sums: Float64Array,
+  to: number,
+  bytes: Uint8Array,
+  from: number,
+  d: number,
+  sign: 1 | -1,
+): void {
+  for (let t = 0; t < d; t++) sums[to + t] += sign * bytes[from + t]!
+}
+
+/**
+ * The float32 helpers' work over uint8 rows (a uint8 partition stays bytes in the worker): sums,
+ * counts and distances of integers, so every float64 result equals the float32 path's on the
+ * same values bit for bit (integer sums below 2⁵³ are exact in any order).
+ */
+const byteRows = {
+  distanceSq: byteRowDistanceSq,
+  addRow: addByteRow,
+  accumulate(bytes: Uint8Array, labels: Int32Array, d: number, partials: Partials): void {
+    for (let i = 0; i < labels.length; i++) {
+      const c = labels[i]!
+      partials.counts[c]! += 1
+      addByteRow(partials.sums, c * d, bytes, i * d, d, 1)
+    }
+  },
+}
+
+/**
+ * Creates the cluster sums of one task's points (n × d, row-major: float32, or uint8 as stored);
+ * no labels yet.
+ */
+export function createClusterSums(points: Float32Array | Uint8Array, d: number): ClusterSums {
+  return points instanceof Uint8Array ? createSums(points, d, byteRows) : createSums(points, d, floatRows)
+}
+
+/** The row operations of {@link createSums} over one element type. */
+interface RowOps<P> {
+  distanceSq(a: P, i: number, b: P, j: number, d: number): number
+  addRow(sums: Float64Array, to: number, points: P, from: number, d: number, sign: 1 | -1): void
+  /** Adds every point's row to its label's sum and count (labels already checked). */
+  accumulate(points: P, labels: Int32Array, d: number, partials: Partials): void
+}
+
+const floatRows: RowOps<Float32Array> = {
+  distanceSq: rowDistanceSq,
+  addRow,
+  accumulate(points, labels, d, partials) {
+    accumulatePartialSums(points, labels, d, partials.k, partials)
+  },
+}
+
+function createSums<P extends Float32Array | Uint8Array>(points: P, d: number, ops: RowOps<P>): ClusterSums {
   const n = d === 0 ? 0 : points.length / d
   let labels = new Int32Array(n)
   let fresh = true
@@ -34,14 +96,14 @@ export function createClusterSums(points: Float32Array, d: number): ClusterSums 
   const shift = new Float64Array(d)
   for (let t = 0; t < Math.min(d, points.length); t++) shift[t] = points[t]!
   let scatter = 0
-  for (let i = 0; i < n; i++) scatter += rowDistanceSq(points, i, points, 0, d)
+  for (let i = 0; i < n; i++) scatter += ops.distanceSq(points, i, points, 0, d)
 
   function move(i: number, from: number, to: number): void {
     const { sums, counts } = partials
     counts[from]! -= 1
     counts[to]! += 1
-    addRow(sums, from * d, points, i * d, d, -1)
-    addRow(sums, to * d, points, i * d, d, 1)
+    ops.addRow(sums, from * d, points, i * d, d, -1)
+    ops.addRow(sums, to * d, points, i * d, d, 1)
   }
 
   return {
@@ -67,7 +129,7 @@ export function createClusterSums(points: Float32Array, d: number): ClusterSums 
       // A delta costs two row updates per changed point, a recomputation one per point.
       if (fresh || partials.k !== k || 2 * changed >= n) {
         partials = createPartials(k, d)
-        accumulatePartialSums(points, next, d, k, partials)
+        ops.accumulate(points, next, d, partials)
       } else {
         for (let i = 0; i < n; i++) if (next[i] !== labels[i]) move(i, labels[i]!, next[i]!)
       }

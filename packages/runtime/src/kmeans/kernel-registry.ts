@@ -10,15 +10,23 @@ export interface KernelContext {
 /** Builds one assignment kernel (a map task owns one). */
 export type KernelFactory = (ctx: KernelContext) => AssignKernel | Promise<AssignKernel>
 
+/** The float32 ORT kernel (BLAS speed), imported on first use. */
+const onnxFactory: KernelFactory = async (ctx) =>
+  (await import('./kernels/ort-kernel.ts')).createOrtKernel({ intraOpNumThreads: ctx.threads })
+
+/**
+ * The kernel name that lets a worker choose by its data (the shared default, `runDefaults.kernel`):
+ * see {@link resolveKernelName}. Built without knowing the data (the init's sample, `evaluate`),
+ * it is the float32 `onnx` kernel.
+ */
+export const AUTO_KERNEL = 'auto'
+
 // Workers are separate processes, so the driver names a kernel and each worker builds it from here.
 // The ONNX kernel is imported on first use: workers on the reference kernel never load onnxruntime.
 const factories = new Map<string, KernelFactory>([
+  [AUTO_KERNEL, onnxFactory],
   ['reference', () => createReferenceKernel()],
-  [
-    'onnx',
-    async (ctx) =>
-      (await import('./kernels/ort-kernel.ts')).createOrtKernel({ intraOpNumThreads: ctx.threads }),
-  ],
+  ['onnx', onnxFactory],
   // Exact int8 pass for uint8 data (byte-valued points only: other data is KERNEL_NOT_BYTES).
   [
     'int8',
@@ -26,6 +34,26 @@ const factories = new Map<string, KernelFactory>([
       (await import('./kernels/int8-kernel.ts')).createInt8Kernel({ intraOpNumThreads: ctx.threads }),
   ],
 ])
+
+/** What {@link resolveKernelName} looks at: the partition as stored and how its map tasks assign. */
+export interface KernelChoiceContext {
+  /** The partition is uint8 (a `|u1` .npy). */
+  bytes: boolean
+  /** The map tasks' algorithm, `auto` already resolved. */
+  algorithm: 'lloyd' | 'hamerly' | 'yinyang'
+  assignment: 'exact' | 'approximate'
+}
+
+/**
+ * The kernel a worker builds for `name`: `auto` is `int8` for uint8 data under exact Lloyd (the
+ * only strategy that scans bytes: the bounded and approximate ones need float32 points and a
+ * float32 distance-matrix kernel) and `onnx` otherwise, so float32 runs are unchanged. Any other
+ * name is returned as is: `--kernel int8` and `--kernel onnx` force either.
+ */
+export function resolveKernelName(name: string, ctx: KernelChoiceContext): string {
+  if (name !== AUTO_KERNEL) return name
+  return ctx.bytes && ctx.algorithm === 'lloyd' && ctx.assignment === 'exact' ? 'int8' : 'onnx'
+}
 
 /** Registers a kernel under `name`. */
 export function registerKernel(name: string, factory: KernelFactory): void {

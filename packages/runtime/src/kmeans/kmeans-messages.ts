@@ -132,6 +132,19 @@ export const AcknowledgeRequest = z.object({ opBase: count, iteration: count })
 export const HaltRequest = z.object({ opBase: count })
 
 /** The `train` reply: the last iteration run, and whether the stopping rule (not maxIterations) ended it. */
+/** What `load` answers: the partition's size, the kernel its map tasks built and how its rows are held. */
+export const LoadResult = z.object({
+  points: count,
+  tasks: count,
+  /** The registry name of the map tasks' kernel (`auto` resolved by the worker: `int8` or `onnx`). */
+  kernel: z.string(),
+  /** The partition as stored. */
+  dtype: z.enum(['float32', 'uint8']),
+  /** As held in memory: uint8 only with a byte kernel (int8) under exact Lloyd, else widened once. */
+  heldAs: z.enum(['float32', 'uint8']),
+})
+export type LoadResult = z.infer<typeof LoadResult>
+
 export const TrainResult = z.object({ iteration: count, converged: z.boolean() })
 export type TrainResult = z.infer<typeof TrainResult>
 
@@ -215,6 +228,3 @@ export type IterateResult = z.infer<typeof IterateResult>
 /** A `train` event: rank's report of one iteration (the root's is sent once that iteration's checkpoint is on disk). */
 export const IterationEvent = z.object({ iteration: z.number().int().positive(), result: IterateResult })
 export type IterationEvent = z.infer<typeof IterationEvent>
-
-/** The `load` reply. */
-export const LoadResult = z.object({ points: count, tasks: count })

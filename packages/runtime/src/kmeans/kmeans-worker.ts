@@ -33,16 +33,18 @@ import { createHamerlyState } from './accel/hamerly.ts'
 import { createLloydState } from './accel/lloyd.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
+import { createByteLloydState, isByteKernel } from './byte-lloyd.ts'
 import { centroidBlockCombiner } from './centroid-combine.ts'
 import { pruneCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
 import { decodeCentroids, encodeCentroids } from './encoding/centroid-encoding.ts'
-import { type KernelFactory, kernelFactory as namedKernel } from './kernel-registry.ts'
+import { type KernelFactory, kernelFactory as namedKernel, resolveKernelName } from './kernel-registry.ts'
 import type { AssignKernel, DistanceMatrixKernel } from './kernels/assign-kernel.ts'
 import {
   type IterateResult,
   type IterationEvent,
   type LoadRequest,
+  type LoadResult,
   OPS_PER_ITERATION,
   type TrainRequest,
   type TrainResult,
@@ -50,7 +52,8 @@ import {
 import { shouldStop, updateCentroids } from './update-centroids.ts'
 
 interface MapTask {
-  points: Float32Array
+  /** The task's rows: float32, or uint8 as stored when a byte kernel scans them (see `load`). */
+  points: Float32Array | Uint8Array
   /** The task's cluster sums and the labels they follow, kept across iterations. */
   sums: ClusterSums
   kernel: AssignKernel
@@ -246,9 +249,9 @@ export class KmeansWorkerState {
   ) {}
 
   /** Loads (or reloads) this worker's partition and builds one kernel per map task. */
-  async load(req: LoadRequest, blobs: Uint8Array[]): Promise<{ points: number; tasks: number }> {
+  async load(req: LoadRequest, blobs: Uint8Array[]): Promise<LoadResult> {
     await this.dispose()
-    let rows: Float32Array
+    let rows: Float32Array | Uint8Array
     if (req.partition.kind === 'inline') rows = asFloat32(blobs[0] ?? new Uint8Array(0))
     else {
       const f = await openNpy(req.partition.file)
@@ -259,15 +262,24 @@ export class KmeansWorkerState {
             `${req.partition.file}: d = ${f.d}, the run expects ${req.d}`,
           )
         const raw = await f.readRows(req.partition.start, req.partition.count)
-        // uint8 (quantised HOG) is widened once here, so kernels only ever see float32.
-        rows = raw instanceof Float32Array ? raw : Float32Array.from(raw)
+        if (raw instanceof Int32Array)
+          throw new CodebookError('KMEANS_BAD_PARTITION', `${req.partition.file}: int32 rows are not points`)
+        rows = raw
       } finally {
         await f.close()
       }
     }
     this.d = req.d
     const n = req.d === 0 ? 0 : rows.length / req.d
-    const factory = this.factory ?? namedKernel(req.kernel ?? 'reference')
+    const algorithm = req.algorithm ?? 'lloyd'
+    const assignment = req.assignment ?? 'exact'
+    // `auto` picks by the data (int8 for uint8 under exact Lloyd, else onnx): kernel-registry.ts.
+    const kernelName = resolveKernelName(req.kernel ?? 'reference', {
+      bytes: rows instanceof Uint8Array,
+      algorithm,
+      assignment,
+    })
+    const factory = this.factory ?? namedKernel(kernelName)
     const slots = Math.max(1, req.slots)
     // onnxruntime-node runs a session synchronously on the JS thread (its async `run` is a
     // setImmediate around the native call), so a worker's map tasks take turns: each gets all cores.
@@ -276,10 +288,40 @@ export class KmeansWorkerState {
     this.graph = null
     this.lastRecall = undefined
     this.lastWalked = false
+    const kernels: AssignKernel[] = []
+    for (let t = 0; t < slots; t++) kernels.push(await factory({ threads }))
+    // Bytes stay bytes: a uint8 partition is held (n·d bytes) and scanned as uint8 when every task's
+    // kernel takes bytes (int8) under exact Lloyd. Elsewhere it widens to float32 here, once (4·n·d
+    // bytes): Hamerly, Yinyang and the approximate assignment keep float32 points and call float32
+    // distance-matrix kernels, and a float32 kernel (`--kernel onnx` / `reference`) takes float32.
+    // As bytes, values still widen one at a time, never as a copy of the rows: the cluster sums
+    // accumulate in float64 and the int8 kernel settles uncertain labels with exact float64
+    // distances (its candidate scores are int32 products, converted to float32 scores).
+    // The k-means++ / k-means|| init reads its own sample (≤ 100k rows) as float32 (compute-init.ts).
+    const keepBytes =
+      rows instanceof Uint8Array &&
+      algorithm === 'lloyd' &&
+      assignment === 'exact' &&
+      kernels.every(isByteKernel)
+    const data = rows instanceof Uint8Array && !keepBytes ? Float32Array.from(rows) : rows
     const b = blockBounds(n, slots)
     for (let t = 0; t < slots; t++) {
-      const pts = rows.subarray(b[t]! * req.d, b[t + 1]! * req.d)
-      const kernel = await factory({ threads })
+      const kernel = kernels[t]!
+      if (data instanceof Uint8Array && isByteKernel(kernel)) {
+        const bytes = data.subarray(b[t]! * req.d, b[t + 1]! * req.d)
+        const lloyd = createByteLloydState(bytes, b[t + 1]! - b[t]!, req.d, kernel)
+        if (req.k !== undefined) await lloyd.prepare(req.k)
+        this.tasks.push({
+          points: bytes,
+          sums: createClusterSums(bytes, req.d),
+          kernel,
+          exact: lloyd,
+          lloyd,
+          approximate: null,
+        })
+        continue
+      }
+      const pts = (data as Float32Array).subarray(b[t]! * req.d, b[t + 1]! * req.d)
       const taskN = req.d === 0 ? 0 : pts.length / req.d
       const approximate =
         req.assignment === 'approximate'
@@ -296,7 +338,14 @@ export class KmeansWorkerState {
       if (req.k !== undefined) await (approximate ?? exact).prepare(req.k)
       this.tasks.push({ points: pts, sums: createClusterSums(pts, req.d), kernel, exact, lloyd, approximate })
     }
-    return { points: n, tasks: this.tasks.length }
+    return {
+      points: n,
+      tasks: this.tasks.length,
+      // The registry's name (`auto` resolved); an in-process factory's kernel by its own name.
+      kernel: this.factory ? (kernels[0]?.name ?? kernelName) : kernelName,
+      dtype: rows instanceof Uint8Array ? 'uint8' : 'float32',
+      heldAs: data instanceof Uint8Array ? 'uint8' : 'float32',
+    }
   }
 
   /** The current `train` attempt (null between attempts). */

@@ -35,6 +35,7 @@ import {
   type IterateResult,
   IterationEvent,
   type LoadRequest,
+  LoadResult,
   OPS_PER_ITERATION,
   type TrainRequest,
   TrainResult,
@@ -143,6 +144,10 @@ export interface KmeansRunResult {
   /** The algorithm the map tasks ran (`auto` resolved; `lloyd` under approximate assignment). */
   algorithm: KmeansAlgorithm
   assignment: KmeansAssignment
+  /** The registry name of the map tasks' kernel (`auto` resolved by the workers: `int8` or `onnx`). */
+  kernel: string
+  /** How the workers held the points: `uint8` as stored (a byte kernel under exact Lloyd) or `float32`. */
+  heldAs: 'float32' | 'uint8'
   /** The final centroids, k × d (empty with `readCentroids: false`: they are in the last checkpoint). */
   centroids: Float32Array
   /** The last iteration done (counted from the run's start, as `maxIterations`). */
@@ -227,7 +232,7 @@ async function drive(pool: WorkerPool, opts: KmeansRunOptions, dir: string): Pro
   // Each of the p − 1 receivers gets the whole (encoded) centroid message once, whatever the broadcast algorithm.
   const broadcastBytesSaved = (p - 1) * (encodedBytes(k, d, 'float32') - encodedBytes(k, d, encoding))
 
-  async function load(rank: number): Promise<void> {
+  async function load(rank: number): Promise<LoadResult> {
     const count = rows[rank + 1]! - rows[rank]!
     const partition: LoadRequest['partition'] =
       opts.data.kind === 'npy'
@@ -249,9 +254,10 @@ async function drive(pool: WorkerPool, opts: KmeansRunOptions, dir: string): Pro
       k,
       partition,
     }
-    await pool.call(rank, kmeansApplication, { type: 'load', ...req }, blobs)
+    const reply = await pool.call(rank, kmeansApplication, { type: 'load', ...req }, blobs)
+    return parseControl(LoadResult, reply.result, 'kmeans load result')
   }
-  await Promise.all(ranks.map(load))
+  const loaded = await Promise.all(ranks.map(load))
 
   const reports: IterationReport[] = []
   const iterationMs: number[] = []
@@ -423,6 +429,8 @@ async function drive(pool: WorkerPool, opts: KmeansRunOptions, dir: string): Pro
   return {
     algorithm,
     assignment,
+    kernel: loaded[root]!.kernel,
+    heldAs: loaded[root]!.heldAs,
     centroids:
       opts.readCentroids === false ? new Float32Array(0) : await readCheckpoint(dir, acknowledged, k, d),
     iterations: acknowledged,

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type IterationReport, type StageName, stageNames } from '@codebook/shared'
+import { type IterationReport, runDefaults, type StageName, stageNames } from '@codebook/shared'
 import { type Command, Option } from 'commander'
 import { type PartialsEncoding, partialsEncodings } from '../../collectives/regroup/partials.ts'
 import { UsageError } from '../../errors.ts'
@@ -14,7 +14,7 @@ import {
   kmeansAlgorithmChoices,
   kmeansAssignments,
 } from '../../kmeans/algorithm.ts'
-import { benchData } from '../../kmeans/bench-data.ts'
+import { benchData, byteBenchData } from '../../kmeans/bench-data.ts'
 import { kernelNames } from '../../kmeans/kernel-registry.ts'
 import { median } from '../../median.ts'
 import { DEFAULT_CHUNK_BYTES } from '../../transport/data-plane.ts'
@@ -29,6 +29,8 @@ export interface BenchKmeansOptions extends HnswFlags {
   recallSample?: number
   /** Size of the generated data (ignored with `data`). */
   n: number
+  /** Element type of the generated data: float32 blobs (default) or HOG-like uint8 (`generateByteBlobs`). */
+  dtype?: BenchDtype
   d: number
   k: number
   iterations: number
@@ -58,8 +60,18 @@ export interface BenchKmeansOptions extends HnswFlags {
   faissPython?: string
 }
 
+/** Element types `bench kmeans --dtype` generates. */
+export const benchDtypes = ['float32', 'uint8'] as const
+export type BenchDtype = (typeof benchDtypes)[number]
+
 /** What `codebook bench kmeans` prints. */
 export interface BenchKmeansResult {
+  /** The kernel the workers built (`--kernel auto` resolved: `int8`, `onnx`, …). */
+  kernel: string
+  /** The algorithm the map tasks ran (`auto` resolved). */
+  algorithm: string
+  /** How the workers held the points: `uint8` as stored, or widened to `float32`. */
+  heldAs: 'float32' | 'uint8'
   /** Median driver wall time of one iteration, ms. */
   msPerIteration: number
   /** Driver wall time of all iterations (to convergence or the cap), ms; excludes spawning, loading and init. */
@@ -142,7 +154,10 @@ export async function runBenchKmeans(
     let init = o.init
     if (!data) {
       if (o.k > o.n) throw new UsageError('BENCH_BAD_K', `--k ${o.k} exceeds --n ${o.n}`)
-      const generated = benchData(o.n, o.d, o.k, o.blobs, o.seed)
+      const generated =
+        o.dtype === 'uint8'
+          ? byteBenchData(o.n, o.d, o.k, o.blobs, o.seed)
+          : benchData(o.n, o.d, o.k, o.blobs, o.seed)
       data = join(dir, 'points.npy')
       await writeNpy(data, generated.points, o.n, o.d)
       if (!init) {
@@ -200,6 +215,9 @@ export async function runBenchKmeans(
           )
         : undefined
     const result: BenchKmeansResult = {
+      kernel: run.kernel,
+      algorithm: run.algorithm,
+      heldAs: run.heldAs,
       msPerIteration: median(run.iterationMs),
       totalMs: run.iterationMs.reduce((s, v) => s + v, 0),
       iterations: run.iterations,
@@ -225,7 +243,7 @@ export async function runBenchKmeans(
     io.stdout.write(
       o.json
         ? `${JSON.stringify(result)}\n`
-        : `${run.algorithm} on ${o.kernel}: ${result.msPerIteration.toFixed(1)} ms/iteration (median), ` +
+        : `${run.algorithm} on ${run.kernel} (${run.heldAs} points): ${result.msPerIteration.toFixed(1)} ms/iteration (median), ` +
             `${result.totalMs.toFixed(0)} ms for ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}, ` +
             `distance fraction ${result.distanceFraction.toPrecision(3)}, ` +
             (result.assignmentRecall === undefined
@@ -263,6 +281,11 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
         '(max over the driver and workers). Not a test: note the machine load with the figures.',
     )
     .option('--n <N>', 'generated vectors', positiveInt('--n'), 20_000)
+    .addOption(
+      new Option('--dtype <type>', 'generated data: float32 blobs, or HOG-like uint8 (blobs ≥ 1)')
+        .choices(benchDtypes)
+        .default('float32'),
+    )
     .option('--d <D>', 'generated dimensions', positiveInt('--d'), 128)
     .requiredOption('--k <K>', 'centroids', positiveInt('--k'))
     .option('--iterations <I>', 'maximum iterations', positiveInt('--iterations'), 10)
@@ -297,7 +320,11 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
     .option('--init <file>', 'initial centroids .npy (default: seeded random rows)')
     .option('--workers <P>', 'worker processes', positiveInt('--workers'), 1)
     .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), 1)
-    .option('--kernel <name>', `assignment kernel: ${kernelNames().join(' | ')}`, 'onnx')
+    .option(
+      '--kernel <name>',
+      `assignment kernel: ${kernelNames().join(' | ')} (auto: int8 for uint8 data under exact Lloyd, else onnx)`,
+      runDefaults.kernel,
+    )
     .option('--tol <T>', 'relative inertia change that stops the run', nonNegativeNumber('--tol'), 0)
     .option(
       '--blobs <B>',

@@ -354,6 +354,9 @@ export async function openNpyFile(file: string, allowed: readonly NpyDtype[]): P
         const { bytesRead } = await fh.read(bytes, 0, bytes.length, headerBytes + start * rowBytes)
         if (bytesRead < bytes.length)
           throw formatError('TRUNCATED_BINARY', 'file shrank while reading', { file, row: start })
+        // uint8 rows are the read buffer itself (its own ArrayBuffer: Buffer.alloc never pools), so
+        // a worker's uint8 partition costs n·d bytes, not twice that until the next GC.
+        if (header.dtype === 'uint8') return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length)
         return copyTyped(bytes, header.dtype)
       },
       close: () => fh.close(),
