@@ -39,8 +39,11 @@ describe('codebook bench kmeans', () => {
     const printed = JSON.parse(io.out.join(''))
     expect(Object.keys(printed).sort()).toEqual(
       [
+        'algorithm',
         'distanceFraction',
         'driverPeakRssMB',
+        'heldAs',
+        'kernel',
         'inertia',
         'iterations',
         'msPerIteration',
@@ -50,6 +53,7 @@ describe('codebook bench kmeans', () => {
         'workerPeakRssMB',
       ].sort(),
     )
+    expect([printed.kernel, printed.algorithm, printed.heldAs]).toEqual(['reference', 'hamerly', 'float32'])
     // One entry per iteration; its wall times add up to the total and hold every stage.
     expect(printed.perIteration).toHaveLength(printed.iterations)
     const sum = printed.perIteration.reduce((s: number, p: { ms: number }) => s + p.ms, 0)
@@ -129,6 +133,31 @@ function faissInstalled(): boolean {
     return false
   }
 }
+
+describe('codebook bench kmeans --dtype uint8', () => {
+  it('generates HOG-like bytes, which kernel auto scans as bytes on int8 (onnx forces float32), each iteration timed', async () => {
+    const base = { n: 800, d: 16, k: 6, iterations: 3, algorithm: 'lloyd' as const, workers: 2, slots: 1 }
+    const rest = { dtype: 'uint8' as const, tol: 0, blobs: 5, seed: 2, json: true }
+    const printed: Array<{
+      kernel: string
+      heldAs: string
+      inertia: number
+      perIteration: Array<{ ms: number }>
+    }> = []
+    for (const kernel of ['auto', 'onnx']) {
+      const io = collect()
+      await runBenchKmeans({ ...base, ...rest, kernel }, io)
+      printed.push(JSON.parse(io.out.join('')))
+    }
+    const [bytes, widened] = printed
+    expect([bytes!.kernel, bytes!.heldAs]).toEqual(['int8', 'uint8'])
+    expect([widened!.kernel, widened!.heldAs]).toEqual(['onnx', 'float32'])
+    expect(bytes!.perIteration).toHaveLength(3)
+    for (const p of bytes!.perIteration) expect(p.ms).toBeGreaterThan(0)
+    // Same data and init; float32 ORT distances may only differ at near ties (relative 1e-6).
+    expect(Math.abs(bytes!.inertia - widened!.inertia) / widened!.inertia).toBeLessThan(1e-6)
+  }, 120_000)
+})
 
 describe('codebook bench kmeans --faiss', () => {
   const small: BenchKmeansOptions = {

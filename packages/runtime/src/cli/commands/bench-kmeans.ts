@@ -243,7 +243,7 @@ export async function runBenchKmeans(
     io.stdout.write(
       o.json
         ? `${JSON.stringify(result)}\n`
-        : `${run.algorithm} on ${run.kernel} (${run.heldAs} points): ${result.msPerIteration.toFixed(1)} ms/iteration (median), ` +
+        : `${run.algorithm} on ${run.kernel}${run.heldAs === 'uint8' ? ' (uint8 points)' : ''}: ${result.msPerIteration.toFixed(1)} ms/iteration (median), ` +
             `${result.totalMs.toFixed(0)} ms for ${result.iterations} iterations, inertia ${result.inertia.toExponential(6)}, ` +
             `distance fraction ${result.distanceFraction.toPrecision(3)}, ` +
             (result.assignmentRecall === undefined

@@ -54,7 +54,7 @@ describe('codebook kmeans', () => {
       aggregation: runDefaults.aggregation,
       reduction: runDefaults.reduction,
       algorithm: runDefaults.algorithm,
-      kernel: 'onnx',
+      kernel: runDefaults.kernel,
       seed: runDefaults.seed,
     })
   })

@@ -1,0 +1,157 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeNpy } from '../formats/index.ts'
+import { spawnLocalWorker } from '../framework/spawn.ts'
+import { WorkerPool } from '../framework/worker-pool.ts'
+import { byteBenchData } from './bench-data.ts'
+import { readCheckpoint } from './checkpoint.ts'
+import { type KmeansRunOptions, type KmeansRunResult, runKmeans } from './run-kmeans.ts'
+
+// A uint8 dataset through real workers: held as bytes and scanned by the int8 kernel under exact
+// Lloyd (kernel `int8`, or `auto`), with the reference kernel's centroids bit for bit.
+
+const N = 3000
+const D = 24
+const K = 12
+let dir: string
+let file: string
+let init: Float32Array
+let pool: WorkerPool
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'codebook-uint8-run-'))
+  // HOG-like bytes: rounding and clipping give exact ties, zeros and 255s; a few duplicated rows too.
+  const { points, init: rows } = byteBenchData(N, D, K, 6, 5)
+  for (let i = 0; i < 40; i++) points.copyWithin((N - 1 - i) * D, i * D, i * D + D)
+  for (let t = 0; t < D; t++) points[(N - 50) * D + t] = t % 2 === 0 ? 255 : 0
+  file = join(dir, 'points.npy')
+  await writeNpy(file, points, N, D)
+  init = rows
+  pool = await WorkerPool.start({ workers: 2, spawn: spawnLocalWorker, chunkBytes: 4096 })
+}, 60_000)
+afterAll(async () => {
+  await pool?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+interface Traced {
+  run: KmeansRunResult
+  /** Each iteration's centroids, read from its checkpoint while the root waits for the report. */
+  centroids: Float32Array[]
+  inertia: number[]
+  reassigned: number[]
+}
+
+async function traced(name: string, over: Partial<KmeansRunOptions>): Promise<Traced> {
+  const checkpointDir = join(dir, name)
+  const out: Omit<Traced, 'run'> = { centroids: [], inertia: [], reassigned: [] }
+  const run = await runKmeans(pool, {
+    data: { kind: 'npy', file, n: N, d: D },
+    init,
+    maxIterations: 8,
+    tol: 0,
+    slots: 2,
+    broadcast: 'chain',
+    chainOrder: 'topology',
+    aggregation: 'three-stage',
+    seed: 3,
+    threadsPerTask: 1,
+    checkpointDir,
+    now: () => performance.now(),
+    async onIteration(r) {
+      out.centroids.push(await readCheckpoint(checkpointDir, r.iteration, K, D))
+      out.inertia.push(r.inertia)
+      out.reassigned.push(r.reassigned)
+    },
+    ...over,
+  })
+  return { run, ...out }
+}
+
+describe('uint8 data through real workers', () => {
+  it('the int8 kernel on bytes gives the reference kernel centroids, inertia and reassignments every iteration, bit for bit', async () => {
+    const reference = await traced('reference', { kernel: 'reference' })
+    expect([reference.run.kernel, reference.run.heldAs]).toEqual(['reference', 'float32'])
+    expect(reference.run.iterations).toBe(8)
+    for (const kernel of ['int8', 'auto']) {
+      const bytes = await traced(kernel, { kernel })
+      expect([bytes.run.kernel, bytes.run.heldAs], kernel).toEqual(['int8', 'uint8'])
+      expect(bytes.centroids, kernel).toEqual(reference.centroids)
+      expect(bytes.inertia, kernel).toEqual(reference.inertia)
+      expect(bytes.reassigned, kernel).toEqual(reference.reassigned)
+    }
+    // The run moves: not a fixed point from the start.
+    expect(reference.reassigned.at(-1)).toBeLessThan(reference.reassigned[0]!)
+    expect(reference.centroids[0]).not.toEqual(reference.centroids.at(-1))
+  }, 120_000)
+
+  it('auto widens where bytes cannot be scanned; onnx forces float32', async () => {
+    const cases: Array<[Partial<KmeansRunOptions>, string, string]> = [
+      [{ kernel: 'auto', algorithm: 'hamerly' }, 'onnx', 'float32'],
+      [{ kernel: 'auto', assignment: 'approximate' }, 'onnx', 'float32'],
+      [{ kernel: 'onnx' }, 'onnx', 'float32'],
+      // A forced int8 kernel under Hamerly: bounds need float32 points (it narrows per call).
+      [{ kernel: 'int8', algorithm: 'hamerly' }, 'int8', 'float32'],
+    ]
+    for (const [over, kernel, heldAs] of cases) {
+      const { run } = await traced(`case-${kernel}-${over.algorithm ?? over.assignment}`, {
+        ...over,
+        maxIterations: 2,
+        onIteration: undefined,
+      })
+      expect([run.kernel, run.heldAs], JSON.stringify(over)).toEqual([kernel, heldAs])
+    }
+  }, 120_000)
+})
+
+describe('a worker holding uint8 data', () => {
+  it('costs about n·d bytes for it: its peak RSS grows by less than 2·n·d for a 64 MiB partition (float32 would be 4·n·d)', async () => {
+    const single = await WorkerPool.start({ workers: 1, spawn: spawnLocalWorker })
+    try {
+      const d = 512
+      const k = 4
+      async function peakRss(n: number): Promise<number> {
+        // A cheap deterministic fill (an LCG's high byte): generating normals for 64 MiB is slow.
+        const points = new Uint8Array(n * d)
+        let x = n
+        for (let i = 0; i < points.length; i++) {
+          x = (Math.imul(x, 1_664_525) + 1_013_904_223) >>> 0
+          points[i] = x >>> 24
+        }
+        const data = join(dir, `rss-${n}.npy`)
+        await writeNpy(data, points, n, d)
+        let rss = 0
+        const run = await runKmeans(single, {
+          data: { kind: 'npy', file: data, n, d },
+          init: Float32Array.from(points.subarray(0, k * d)),
+          maxIterations: 1,
+          tol: 0,
+          slots: 1,
+          broadcast: 'chain',
+          chainOrder: 'topology',
+          aggregation: 'three-stage',
+          seed: 1,
+          kernel: 'auto',
+          threadsPerTask: 1,
+          now: () => performance.now(),
+          onIteration: (r) => {
+            rss = r.workers[0]!.maxRssBytes ?? 0
+          },
+        })
+        expect(run.heldAs).toBe('uint8')
+        await rm(data)
+        return rss
+      }
+      // The first (small) run loads onnxruntime and the int8 sessions: the baseline.
+      const base = await peakRss(1024)
+      const n = 131_072
+      const grown = (await peakRss(n)) - base
+      expect(grown).toBeGreaterThan(0.9 * n * d)
+      expect(grown).toBeLessThan(2 * n * d)
+    } finally {
+      await single.close()
+    }
+  }, 120_000)
+})
