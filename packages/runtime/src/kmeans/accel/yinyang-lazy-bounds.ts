@@ -129,8 +129,9 @@ export class LazyGroupBounds {
       // Members that survive the local filter against the current distance: few → exact TypeScript
       // distances; more → one dense block per candidate group (BLAS speed, no local filter).
       const centroidThen = cumulativeCentroid[since] as Float64Array
-      if (this.localSurvivors(i, own, oldBound, shrink, centroidNow, centroidThen) <= this.options.localMax) {
-        evaluated += this.localScan(scan, i, current, own, oldBound, shrink, centroidNow, centroidThen)
+      const local = this.localScan(scan, i, current, own, oldBound, shrink, centroidNow, centroidThen)
+      if (local >= 0) {
+        evaluated += local
         continue
       }
       beginPoint(pairs, i)
@@ -140,43 +141,12 @@ export class LazyGroupBounds {
   }
 
   /**
-   * Members of point i's candidate groups (bound ≤ `own`) that survive the local filter, counted
-   * up to just past `localMax` (enough to decide).
-   */
-  private localSurvivors(
-    i: number,
-    own: number,
-    oldBound: Float64Array,
-    shrink: number,
-    centroidNow: Float64Array,
-    centroidThen: Float64Array,
-  ): number {
-    const { labels, lower, groups } = this.s
-    const { t, start, members } = groups
-    const { localMax } = this.options
-    const base = i * t
-    let survivors = 0
-    for (let q = 0; q < t && survivors <= localMax; q++) {
-      if (!(lower[base + q] <= own)) continue
-      for (let p = start[q]; p < start[q + 1]; p++) {
-        const j = members[p]
-        if (
-          j !== labels[i] &&
-          oldBound[q] * shrink - (centroidNow[j] - centroidThen[j]) * (1 + BOUND_SLACK) <= own
-        )
-          survivors++
-      }
-    }
-    return survivors
-  }
-
-  /**
-   * Yinyang's group + local filters for point i in TypeScript, with lazily loosened bounds:
-   * `lower` holds the bounds brought up to date, `oldBound` their values when last set (at the
-   * point's previous stamp); a member of an opened group is skipped when oldBound minus its own
-   * drift since then already exceeds the best distance. Few points reach here with more than a
-   * couple of candidate groups (those get dense rows), so the exact distances evaluated are few.
-   * Returns distances evaluated.
+   * Yinyang's group + local filters for point i in TypeScript, with lazily loosened bounds, when
+   * at most `localMax` members of its candidate groups (bound ≤ `own`) survive the local filter;
+   * else −1 (the caller sends it to the dense passes). `lower` holds the bounds brought up to
+   * date, `oldBound` their values when last set (at the point's previous stamp); a member of an
+   * opened group is skipped when oldBound minus its own drift since then already exceeds the best
+   * distance. Returns distances evaluated.
    */
   private localScan(
     scan: GroupScan,
@@ -188,8 +158,22 @@ export class LazyGroupBounds {
     centroidNow: Float64Array,
     centroidThen: Float64Array,
   ): number {
-    const { labels, ownSq, distancesSq } = this.s
+    const { labels, ownSq, distancesSq, lower, groups } = this.s
+    const { t, start, members } = groups
+    const { localMax } = this.options
     const a = labels[i]
+    const base = i * t
+    // Counted up to just past localMax: enough to decide.
+    let survivors = 0
+    for (let q = 0; q < t && survivors <= localMax; q++) {
+      if (!(lower[base + q] <= own)) continue
+      for (let p = start[q]; p < start[q + 1]; p++) {
+        const j = members[p]
+        if (j !== a && oldBound[q] * shrink - (centroidNow[j] - centroidThen[j]) * (1 + BOUND_SLACK) <= own)
+          survivors++
+      }
+    }
+    if (survivors > localMax) return -1
     const best = scan.scan(i, current, a, own, ownSq[i], oldBound, shrink, centroidNow, centroidThen)
     if (best !== a) {
       labels[i] = best
