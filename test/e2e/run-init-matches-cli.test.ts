@@ -75,7 +75,7 @@ describe('server runs and the CLI start from the same init', () => {
           '--conditions=@codebook/source',
           '--import',
           'tsx',
-          'packages/runtime/src/formats/test-support/run-cli.ts',
+          'packages/runtime/src/cli/entry.ts',
           'kmeans',
           ...['--data', file, '--k', String(k), '--init', init, '--seed', '3', '--kernel', 'onnx'],
           ...['--workers', '1', '--iterations', '2', '--tol', '0', '--out', out],

@@ -61,7 +61,7 @@ describe('Runs pages (Chromium)', () => {
         '--conditions=@codebook/source',
         '--import',
         'tsx',
-        'packages/runtime/src/formats/test-support/run-cli.ts',
+        'packages/runtime/src/cli/entry.ts',
         'hog',
         'data/digits.png',
         '--grid',

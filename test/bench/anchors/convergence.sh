@@ -29,7 +29,7 @@ npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BL
 for r in $(seq 1 "$REPEAT"); do
   echo "repetition $r, load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   /usr/bin/python3 "$HERE/convergence.py" "$OUT/points.npy" "$OUT/init.npy" "$TOL" >"$OUT/sklearn-$r.json"
-  node --conditions=@codebook/source --import tsx src/formats/test-support/run-cli.ts bench kmeans \
+  node --conditions=@codebook/source --import tsx src/cli/entry.ts bench kmeans \
     --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations 300 --tol "$TOL" \
     --algorithm "$ALGORITHM" --workers 1 --slots 1 --json >"$OUT/codebook-$r.json"
 done

@@ -43,7 +43,7 @@ source "$HERE/openblas-coretype.sh"
 cd "$ROOT/packages/runtime"
 npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --out "$OUT" >"$OUT/data.json"
 bench() {
-  node --conditions=@codebook/source --import tsx src/formats/test-support/run-cli.ts bench kmeans \
+  node --conditions=@codebook/source --import tsx src/cli/entry.ts bench kmeans \
     --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations "$ITERS" --tol "$TOL" \
     --algorithm "$1" --workers "$WORKERS" --slots "$SLOTS" --json >"$OUT/codebook-$1.json"
 }

@@ -41,7 +41,7 @@ cd "$ROOT/packages/runtime"
 echo "load before: $(uptime)" >&2
 npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --out "$OUT" >"$OUT/data.json"
 run_runtime_lloyd() {
-  node --conditions=@codebook/source --import tsx src/formats/test-support/run-cli.ts bench kmeans \
+  node --conditions=@codebook/source --import tsx src/cli/entry.ts bench kmeans \
     --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations "$ITERS" --tol 0 \
     --algorithm lloyd --workers 1 --slots 2 --json >"$OUT/runtime-lloyd-$1.json"
 }

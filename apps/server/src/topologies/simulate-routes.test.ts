@@ -13,9 +13,7 @@ import { hogText, makeVectors } from '../test-support/payloads.ts'
 import { authHeaders, makeTempHome, testConfig } from '../test-support/test-server.ts'
 import { papersTopology } from './topology-seed.ts'
 
-const RUN_CLI = fileURLToPath(
-  new URL('../../../../packages/runtime/src/formats/test-support/run-cli.ts', import.meta.url),
-)
+const RUN_CLI = fileURLToPath(new URL('../../../../packages/runtime/src/cli/entry.ts', import.meta.url))
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
 /** The second path: `codebook simulate … --json` run from source as its own process. */

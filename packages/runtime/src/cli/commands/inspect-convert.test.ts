@@ -102,7 +102,7 @@ describe('codebook convert', () => {
   })
 
   it('passes --max-line-bytes, --max-fields and --max-expanded-bytes to the reader and prints the error code', () => {
-    const entry = fileURLToPath(new URL('../../formats/test-support/run-cli.ts', import.meta.url))
+    const entry = fileURLToPath(new URL('../entry.ts', import.meta.url))
     const cli = (...args: string[]) =>
       spawnSync(process.execPath, ['--conditions=@codebook/source', '--import', 'tsx', entry, ...args], {
         encoding: 'utf8',
@@ -128,7 +128,7 @@ describe('codebook convert', () => {
 
 describe('the CLI as a process', () => {
   it('exits with 2 and a coded message on stderr for a missing file', () => {
-    const entry = fileURLToPath(new URL('../../formats/test-support/run-cli.ts', import.meta.url))
+    const entry = fileURLToPath(new URL('../entry.ts', import.meta.url))
     const missing = join(dir, 'missing.fvecs')
     const r = spawnSync(
       process.execPath,

@@ -23,7 +23,7 @@ let pool: WorkerPool
 beforeAll(async () => {
   pool = await WorkerPool.start({
     workers: WORKERS,
-    spawn: spawnWorkerEntry(new URL('../regroup/test-support/worker-entry.ts', import.meta.url)),
+    spawn: spawnWorkerEntry(new URL('../../test-support/collective-check-worker.ts', import.meta.url)),
     chunkBytes: 256,
   })
 }, 60_000)
