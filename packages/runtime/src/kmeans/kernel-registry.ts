@@ -35,10 +35,21 @@ const factories = new Map<string, KernelFactory>([
   ],
 ])
 
+/**
+ * From this many centroids `auto` scans uint8 data with the int8 kernel. Below it the float32 pass
+ * is cheap and the int8 pass's fixed costs win (a session per centroid set, the exact settling of
+ * ~90 % of the points among ~9 candidates): at d = 512, 1 worker, int8 took 2.5 × onnx's time at
+ * k = 1,000, 1.3 × at 2,500 and 0.9 × at 5,000 (docs/benchmarks.md, "The exact int8 pass"). Both
+ * costs grow with d, so the crossover is a number of centroids.
+ */
+export const INT8_AUTO_MIN_K = 4096
+
 /** What {@link resolveKernelName} looks at: the partition as stored and how its map tasks assign. */
 export interface KernelChoiceContext {
   /** The partition is uint8 (a `|u1` .npy). */
   bytes: boolean
+  /** Centroids, when the load names them (else `auto` keeps to float32). */
+  k?: number
   /** The map tasks' algorithm, `auto` already resolved. */
   algorithm: 'lloyd' | 'hamerly' | 'yinyang'
   assignment: 'exact' | 'approximate'
@@ -47,12 +58,14 @@ export interface KernelChoiceContext {
 /**
  * The kernel a worker builds for `name`: `auto` is `int8` for uint8 data under exact Lloyd (the
  * only strategy that scans bytes: the bounded and approximate ones need float32 points and a
- * float32 distance-matrix kernel) and `onnx` otherwise, so float32 runs are unchanged. Any other
- * name is returned as is: `--kernel int8` and `--kernel onnx` force either.
+ * float32 distance-matrix kernel) with at least {@link INT8_AUTO_MIN_K} centroids, and `onnx`
+ * otherwise, so float32 runs are unchanged. Any other name is returned as is: `--kernel int8` and
+ * `--kernel onnx` force either.
  */
 export function resolveKernelName(name: string, ctx: KernelChoiceContext): string {
   if (name !== AUTO_KERNEL) return name
-  return ctx.bytes && ctx.algorithm === 'lloyd' && ctx.assignment === 'exact' ? 'int8' : 'onnx'
+  const scansBytes = ctx.bytes && ctx.algorithm === 'lloyd' && ctx.assignment === 'exact'
+  return scansBytes && (ctx.k ?? 0) >= INT8_AUTO_MIN_K ? 'int8' : 'onnx'
 }
 
 /** Registers a kernel under `name`. */
