@@ -1,9 +1,22 @@
 import type { AccelState } from './accel/accel-state.ts'
+import { createHamerlyState, type HamerlyOptions } from './accel/hamerly.ts'
 import { createLloydState } from './accel/lloyd.ts'
-import type { AssignKernel } from './kernels/assign-kernel.ts'
+import type { AssignKernel, DistanceMatrixKernel, NearestTwo } from './kernels/assign-kernel.ts'
 
 /** A kernel that scans uint8 points as stored (the int8 kernel). */
 export type ByteKernel = AssignKernel & Required<Pick<AssignKernel, 'assignBytes'>>
+
+/** A byte kernel that also gives uint8 points' exact nearest two (the int8 kernel): Hamerly's full passes. */
+export type ByteNearestTwoKernel = ByteKernel & {
+  nearestTwoBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+}
+
+/** Whether `kernel` can give the nearest two of uint8 points without widening them. */
+export function hasByteNearestTwo(kernel: AssignKernel): kernel is ByteNearestTwoKernel {
+  return (
+    isByteKernel(kernel) && typeof (kernel as Partial<ByteNearestTwoKernel>).nearestTwoBytes === 'function'
+  )
+}
 
 /** Whether `kernel` can assign uint8 points without widening them. */
 export function isByteKernel(kernel: AssignKernel): kernel is ByteKernel {
@@ -31,4 +44,27 @@ export function createByteLloydState(
     dispose: () => kernel.dispose(),
   }
   return createLloydState(new Float32Array(0), n, d, scan)
+}
+
+/**
+ * Hamerly over a map task's uint8 points: its nearest-two passes over all points (the first full
+ * pass — about half a run's time at k = 20,000 — and a later full-pass iteration) run on `kernel`'s
+ * `nearestTwoBytes` over `bytes`, exact (error bound 0), while the bounds, re-scans, moved sets and
+ * neighbourhoods stay on `dense` (a float32 kernel, `onnx`) over `points`, the same rows widened to
+ * float32. So the task holds both (5·n·d bytes, n·d more than Hamerly on float32 alone).
+ */
+export function createByteHamerlyState(
+  points: Float32Array,
+  bytes: Uint8Array,
+  n: number,
+  d: number,
+  kernel: ByteNearestTwoKernel,
+  dense: DistanceMatrixKernel,
+  options: Omit<HamerlyOptions, 'dense' | 'allNearestTwo'> = {},
+): AccelState {
+  return createHamerlyState(points, n, d, {
+    ...options,
+    dense,
+    allNearestTwo: (centroids, dim) => kernel.nearestTwoBytes(bytes, centroids, dim),
+  })
 }

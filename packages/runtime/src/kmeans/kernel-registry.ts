@@ -56,15 +56,17 @@ export interface KernelChoiceContext {
 }
 
 /**
- * The kernel a worker builds for `name`: `auto` is `int8` for uint8 data under exact Lloyd (the
- * only strategy that scans bytes: the bounded and approximate ones need float32 points and a
- * float32 distance-matrix kernel) with at least {@link INT8_AUTO_MIN_K} centroids, and `onnx`
- * otherwise, so float32 runs are unchanged. Any other name is returned as is: `--kernel int8` and
- * `--kernel onnx` force either.
+ * The kernel a worker builds for `name`: `auto` is `int8` for uint8 data under exact Lloyd (every
+ * pass on bytes) or Hamerly (its full nearest-two passes on bytes, the rest on a float32 `onnx`
+ * kernel built beside it: `byte-lloyd.ts`) with at least {@link INT8_AUTO_MIN_K} centroids, and
+ * `onnx` otherwise (Yinyang and the approximate assignment need float32 points and a float32
+ * distance-matrix kernel), so float32 runs are unchanged. Any other name is returned as is:
+ * `--kernel int8` and `--kernel onnx` force either.
  */
 export function resolveKernelName(name: string, ctx: KernelChoiceContext): string {
   if (name !== AUTO_KERNEL) return name
-  const scansBytes = ctx.bytes && ctx.algorithm === 'lloyd' && ctx.assignment === 'exact'
+  const scansBytes =
+    ctx.bytes && (ctx.algorithm === 'lloyd' || ctx.algorithm === 'hamerly') && ctx.assignment === 'exact'
   return scansBytes && (ctx.k ?? 0) >= INT8_AUTO_MIN_K ? 'int8' : 'onnx'
 }
 

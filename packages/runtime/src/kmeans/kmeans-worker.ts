@@ -33,7 +33,12 @@ import { createHamerlyState } from './accel/hamerly.ts'
 import { createLloydState } from './accel/lloyd.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
-import { createByteLloydState, isByteKernel } from './byte-lloyd.ts'
+import {
+  createByteHamerlyState,
+  createByteLloydState,
+  hasByteNearestTwo,
+  isByteKernel,
+} from './byte-lloyd.ts'
 import { centroidBlockCombiner } from './centroid-combine.ts'
 import { pruneCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
@@ -63,6 +68,8 @@ interface MapTask {
   lloyd: AccelState
   /** The HNSW assignment of `assignment: 'approximate'` (then it replaces `exact`). */
   approximate: ApproximateState | null
+  /** A float32 kernel built beside a byte kernel for Hamerly's other passes (see `load`), disposed with it. */
+  companion?: AssignKernel
 }
 
 /** The kernel as a dense-pass kernel for the accelerated states, if it can return distance blocks. */
@@ -273,7 +280,7 @@ export class KmeansWorkerState {
     const n = req.d === 0 ? 0 : rows.length / req.d
     const algorithm = req.algorithm ?? 'lloyd'
     const assignment = req.assignment ?? 'exact'
-    // `auto` picks by the data (int8 for uint8 under exact Lloyd at large k, else onnx): kernel-registry.ts.
+    // `auto` picks by the data (int8 for uint8 under exact Lloyd or Hamerly at large k, else onnx): kernel-registry.ts.
     const kernelName = resolveKernelName(req.kernel ?? 'reference', {
       bytes: rows instanceof Uint8Array,
       k: req.k,
@@ -305,6 +312,15 @@ export class KmeansWorkerState {
       assignment === 'exact' &&
       kernels.every(isByteKernel)
     const data = rows instanceof Uint8Array && !keepBytes ? Float32Array.from(rows) : rows
+    // Hamerly on a byte kernel (int8) over uint8 data keeps the bytes too (n·d more than the
+    // float32 copy, 5·n·d in all): its nearest-two passes over all points (the first, about half a
+    // run at k = 20,000) scan them exactly with `nearestTwoBytes`; its bounds, re-scans, moved sets
+    // and neighbourhoods use the float32 copy on a float32 `onnx` kernel built beside it.
+    const byteHamerly =
+      rows instanceof Uint8Array &&
+      algorithm === 'hamerly' &&
+      assignment === 'exact' &&
+      kernels.every(hasByteNearestTwo)
     const b = blockBounds(n, slots)
     for (let t = 0; t < slots; t++) {
       const kernel = kernels[t]!
@@ -335,9 +351,23 @@ export class KmeansWorkerState {
       const lloyd = createLloydState(pts, taskN, req.d, kernel)
       // An approximate task keeps no bounds: its exact strategy is only the k < 2 fallback.
       const algorithm = approximate ? 'lloyd' : (req.algorithm ?? 'lloyd')
-      const exact = createExactState(algorithm, pts, req.d, kernel, lloyd)
+      let companion: AssignKernel | undefined
+      let exact: AccelState
+      if (byteHamerly && hasByteNearestTwo(kernel)) {
+        companion = await namedKernel('onnx')({ threads })
+        const bytes = (rows as Uint8Array).subarray(b[t]! * req.d, b[t + 1]! * req.d)
+        exact = createByteHamerlyState(pts, bytes, taskN, req.d, kernel, companion as DistanceMatrixKernel)
+      } else exact = createExactState(algorithm, pts, req.d, kernel, lloyd)
       if (req.k !== undefined) await (approximate ?? exact).prepare(req.k)
-      this.tasks.push({ points: pts, sums: createClusterSums(pts, req.d), kernel, exact, lloyd, approximate })
+      this.tasks.push({
+        points: pts,
+        sums: createClusterSums(pts, req.d),
+        kernel,
+        exact,
+        lloyd,
+        approximate,
+        companion,
+      })
     }
     return {
       points: n,
@@ -577,7 +607,10 @@ export class KmeansWorkerState {
 
   /** Releases every task's kernel. */
   async dispose(): Promise<void> {
-    for (const t of this.tasks) await t.kernel.dispose()
+    for (const t of this.tasks) {
+      await t.kernel.dispose()
+      await t.companion?.dispose()
+    }
     this.tasks = []
   }
 }

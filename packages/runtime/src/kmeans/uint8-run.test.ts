@@ -10,7 +10,8 @@ import { readCheckpoint } from './checkpoint.ts'
 import { type KmeansRunOptions, type KmeansRunResult, runKmeans } from './run-kmeans.ts'
 
 // A uint8 dataset through real workers: held as bytes and scanned by the int8 kernel under exact
-// Lloyd (kernel `int8`; `auto` from INT8_AUTO_MIN_K centroids), with the reference kernel's centroids bit for bit.
+// Lloyd (kernel `int8`; `auto` from INT8_AUTO_MIN_K centroids), and under Hamerly its full passes
+// on the bytes, with the reference kernel's centroids bit for bit.
 
 const N = 3000
 const D = 24
@@ -44,7 +45,7 @@ interface Traced {
   reassigned: number[]
 }
 
-async function traced(name: string, over: Partial<KmeansRunOptions>): Promise<Traced> {
+async function traced(name: string, over: Partial<KmeansRunOptions>, k = K): Promise<Traced> {
   const checkpointDir = join(dir, name)
   const out: Omit<Traced, 'run'> = { centroids: [], inertia: [], reassigned: [] }
   const run = await runKmeans(pool, {
@@ -61,7 +62,7 @@ async function traced(name: string, over: Partial<KmeansRunOptions>): Promise<Tr
     checkpointDir,
     now: () => performance.now(),
     async onIteration(r) {
-      out.centroids.push(await readCheckpoint(checkpointDir, r.iteration, K, D))
+      out.centroids.push(await readCheckpoint(checkpointDir, r.iteration, k, D))
       out.inertia.push(r.inertia)
       out.reassigned.push(r.reassigned)
     },
@@ -87,6 +88,23 @@ describe('uint8 data through real workers', () => {
     expect(reference.centroids[0]).not.toEqual(reference.centroids.at(-1))
   }, 120_000)
 
+  it('Hamerly on the int8 kernel (full passes on the bytes, the rest on float32) gives the reference Lloyd centroids every iteration, bit for bit', async () => {
+    // k = 64: each task's first pass is worth a kernel call (denseRescanPays), so it runs on bytes.
+    const k = 64
+    const { points, init: rows } = byteBenchData(N, D, k, 3, 9)
+    for (let i = 0; i < 40; i++) points.copyWithin((N - 1 - i) * D, i * D, i * D + D)
+    const data = join(dir, 'points-k64.npy')
+    await writeNpy(data, points, N, D)
+    const over = { data: { kind: 'npy', file: data, n: N, d: D }, init: rows } as const
+    const reference = await traced('k64-reference', { ...over, kernel: 'reference' }, k)
+    const hamerly = await traced('k64-hamerly-int8', { ...over, kernel: 'int8', algorithm: 'hamerly' }, k)
+    expect([hamerly.run.kernel, hamerly.run.heldAs]).toEqual(['int8', 'float32'])
+    expect(hamerly.centroids).toEqual(reference.centroids)
+    expect(hamerly.inertia).toEqual(reference.inertia)
+    expect(hamerly.reassigned).toEqual(reference.reassigned)
+    expect(reference.reassigned.at(-1)).toBeLessThan(reference.reassigned[0]!)
+  }, 120_000)
+
   it('auto widens where bytes cannot be scanned; onnx forces float32', async () => {
     const cases: Array<[Partial<KmeansRunOptions>, string, string]> = [
       // Below INT8_AUTO_MIN_K centroids the float32 pass is the faster one.
@@ -94,7 +112,7 @@ describe('uint8 data through real workers', () => {
       [{ kernel: 'auto', algorithm: 'hamerly' }, 'onnx', 'float32'],
       [{ kernel: 'auto', assignment: 'approximate' }, 'onnx', 'float32'],
       [{ kernel: 'onnx' }, 'onnx', 'float32'],
-      // A forced int8 kernel under Hamerly: bounds need float32 points (it narrows per call).
+      // A forced int8 kernel under Hamerly: bounds need float32 points (bytes kept for its full passes).
       [{ kernel: 'int8', algorithm: 'hamerly' }, 'int8', 'float32'],
     ]
     for (const [over, kernel, heldAs] of cases) {

@@ -322,7 +322,7 @@ export function registerBenchKmeans(program: Command, io: CommandIo = processIo(
     .option('--slots <S>', 'map tasks per worker', positiveInt('--slots'), 1)
     .option(
       '--kernel <name>',
-      `assignment kernel: ${kernelNames().join(' | ')} (auto: int8 for uint8 data under exact Lloyd, else onnx)`,
+      `assignment kernel: ${kernelNames().join(' | ')} (auto: int8 for uint8 data under exact Lloyd or Hamerly from k = 4,096, else onnx)`,
       runDefaults.kernel,
     )
     .option('--tol <T>', 'relative inertia change that stops the run', nonNegativeNumber('--tol'), 0)

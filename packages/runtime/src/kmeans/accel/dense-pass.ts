@@ -1,4 +1,4 @@
-import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import type { DistanceMatrixKernel, NearestTwo } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
 
@@ -138,9 +138,16 @@ export type NearestTwoVisitor = (
 const NEAREST_TWO_GATHER_ROWS = 16_384
 
 /**
+ * Every point's nearest two from elsewhere than the dense kernel's `nearestTwo` over the float32
+ * rows: the int8 kernel's `nearestTwoBytes` over the same rows held as bytes (Hamerly's full passes).
+ */
+export type AllNearestTwo = (centroids: Float32Array, d: number) => Promise<NearestTwo>
+
+/**
  * The nearest two centroids of the listed points (all of `points` when null) through a kernel's `nearestTwo` (k ≥ 2),
- * with the kernel's error bound per point (`pointNormsSq` as in {@link forEachDistanceRow}).
- * Returns the number of distances evaluated (k per point).
+ * with the kernel's error bound per point (`pointNormsSq` as in {@link forEachDistanceRow}; 0 when
+ * the result says it is `exact`). With every point listed and `all` given, `all` measures them
+ * instead. Returns the number of distances evaluated (k per point).
  */
 export async function forEachNearestTwo(
   points: Float32Array,
@@ -151,6 +158,7 @@ export async function forEachNearestTwo(
   dense: DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'nearestTwo'>>,
   visit: NearestTwoVisitor,
   pointNormsSq?: Float64Array,
+  all?: AllNearestTwo,
 ): Promise<number> {
   const count = indices === null ? points.length / d : indices.length
   const maxCentroidNormSq = maxRowNormSq(centroids, k, d)
@@ -160,7 +168,10 @@ export async function forEachNearestTwo(
   for (let start = 0; start < count; start += step) {
     const end = Math.min(count, start + step)
     const block = listedRows(points, d, indices, gather, start, end)
-    const got = await dense.nearestTwo(block, centroids, d)
+    const got =
+      indices === null && all !== undefined
+        ? await all(centroids, d)
+        : await dense.nearestTwo(block, centroids, d)
     const { labels, distancesSq } = got
     // The kernel's own ‖x‖² (a by-product of its distances) spares an n·d loop here.
     const blockNorms =
@@ -174,7 +185,7 @@ export async function forEachNearestTwo(
         labels[r - start],
         distancesSq[o],
         distancesSq[o + 1],
-        dense.distanceErrorBound(normSq, maxCentroidNormSq, d),
+        got.exact === true ? 0 : dense.distanceErrorBound(normSq, maxCentroidNormSq, d),
         normSq,
       )
     }

@@ -3,34 +3,10 @@ import { createRng } from '../../random/rng.ts'
 import { randomInit } from '../init/random-init.ts'
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { createOrtKernel, type OrtKernel } from '../kernels/ort-kernel.ts'
-import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { neighbourRescan } from './neighbour-rescan.ts'
 import { accumulatePartialSums } from './partial-sums.ts'
 import { generateBlobs } from './test-support/blobs.ts'
-
-/** Brute force in float64: each point's nearest centroid (lowest index on ties) and both distances. */
-function bruteForce(points: Float32Array, n: number, d: number, centroids: Float32Array, k: number) {
-  const best = new Int32Array(n)
-  const bestSq = new Float64Array(n)
-  const secondSq = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    let b = 0
-    let b1 = Number.POSITIVE_INFINITY
-    let b2 = Number.POSITIVE_INFINITY
-    for (let j = 0; j < k; j++) {
-      const v = rowDistanceSq(points, i, centroids, j, d)
-      if (v < b1) {
-        b2 = b1
-        b1 = v
-        b = j
-      } else if (v < b2) b2 = v
-    }
-    best[i] = b
-    bestSq[i] = b1
-    secondSq[i] = b2
-  }
-  return { best, bestSq, secondSq }
-}
+import { bruteForce } from './test-support/exact.ts'
 
 describe('neighbourRescan', () => {
   let ort: OrtKernel

@@ -5,17 +5,8 @@ import { createOrtKernel, type OrtKernel } from '../kernels/ort-kernel.ts'
 import { assignReference, createReferenceKernel } from '../kernels/reference-kernel.ts'
 import { createLloydState } from './lloyd.ts'
 import { createNeighbourhoodState } from './neighbourhood-state.ts'
-import { accumulatePartialSums } from './partial-sums.ts'
 import { generateBlobs } from './test-support/blobs.ts'
-
-/** The plain Lloyd update (an empty cluster keeps its centroid). */
-function update(points: Float32Array, labels: Int32Array, previous: Float32Array, d: number, k: number) {
-  const { sums, counts } = accumulatePartialSums(points, labels, d, k)
-  const next = previous.slice()
-  for (let j = 0; j < k; j++)
-    if (counts[j] > 0) for (let t = 0; t < d; t++) next[j * d + t] = sums[j * d + t] / counts[j]
-  return next
-}
+import { lloydUpdate } from './test-support/exact.ts'
 
 describe('assignment strategies without bounds', () => {
   let ort: OrtKernel
@@ -47,7 +38,7 @@ describe('assignment strategies without bounds', () => {
         expect(got.labels, state.name).toEqual(ref.labels)
         if (got.centroidDistancesEvaluated > 0) neighbourhoodsUsed++
       }
-      centroids = update(points, ref.labels, centroids, d, k)
+      centroids = lloydUpdate(points, ref.labels, centroids, d, k)
     }
     expect(neighbourhoodsUsed).toBeGreaterThan(0)
   }, 120_000)

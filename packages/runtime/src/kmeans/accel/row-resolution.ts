@@ -2,7 +2,12 @@ import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
 import type { CentroidGroups } from './centroid-groups.ts'
-import { type DistanceRowVisitor, forEachDistanceRow, forEachNearestTwo } from './dense-pass.ts'
+import {
+  type AllNearestTwo,
+  type DistanceRowVisitor,
+  forEachDistanceRow,
+  forEachNearestTwo,
+} from './dense-pass.ts'
 
 /**
  * The row-resolution core the bounded strategies share: how a point is settled exactly from a
@@ -180,6 +185,8 @@ export interface RescanPlan {
   normsSq?: Float64Array | undefined
   /** Receives each ‖x‖² the nearest-two pass returns; the rows pass then uses it. */
   recordNormsSq?: Float64Array | undefined
+  /** With every point listed, their nearest two from here instead of `dense.nearestTwo` ({@link AllNearestTwo}). */
+  allNearestTwo?: AllNearestTwo | undefined
 }
 
 /**
@@ -216,6 +223,7 @@ export async function rescanPoints(
       if (!plan.settleTwo(i, best, nearestSq, secondSq, errorBound)) uncertain.push(i)
     },
     normsSq,
+    plan.allNearestTwo,
   )
   if (uncertain.length > 0) {
     const rows = Int32Array.from(uncertain)

@@ -43,9 +43,14 @@ export interface NearestTwo {
   /** labels[i]: the nearest centroid of point i (n). */
   labels: Int32Array
   /** Row-major n × 2: the squared distances to the nearest and the second-nearest centroid. */
-  distancesSq: Float32Array
+  distancesSq: Float32Array | Float64Array
   /** Optional: ‖x‖² of each point (n), where the kernel computes it anyway. */
-  pointNormsSq?: Float32Array
+  pointNormsSq?: Float32Array | Float64Array
+  /**
+   * Optional: the distances are the exact float64 `rowDistanceSq` values (error bound 0 whatever
+   * the kernel's {@link DistanceMatrixKernel.distanceErrorBound}): the int8 kernel's `nearestTwoBytes`.
+   */
+  exact?: boolean
 }
 
 /** {@link DistanceMatrixKernel.groupMinima}: per point its nearest row and every group's minimum without it. */

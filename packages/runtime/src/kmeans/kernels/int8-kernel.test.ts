@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import * as ort from 'onnxruntime-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRng } from '../../random/rng.ts'
+import { bruteForce } from '../accel/test-support/exact.ts'
 import { generateByteBlobs } from '../byte-blobs.ts'
 import { buildInt8CandidateModel, INT8_GRAPH_INPUTS, INT8_GRAPH_OUTPUTS } from './int8-graph.ts'
 import {
@@ -12,7 +13,7 @@ import {
   probeInt8Saturation,
   quantiseCentroids,
 } from './int8-kernel.ts'
-import { assignReference } from './reference-kernel.ts'
+import { assignReference, rowDistanceSq } from './reference-kernel.ts'
 
 /** Seeded HOG-like bytes (see generateByteBlobs). */
 function byteBlobs(n: number, d: number, blobs: number, seed: number, sigma = 12): Uint8Array {
@@ -31,13 +32,42 @@ function sampleCentroids(points: Uint8Array, d: number, k: number, seed: number,
   return out
 }
 
-/** The int8 kernel must give the reference labels and distances, bit for bit. */
+/**
+ * The int8 kernel must give the reference labels and distances, bit for bit; with k ≥ 2 its
+ * `nearestTwoBytes` too (see {@link expectNearestTwo}). Returns `assignBytes`'s statistics.
+ */
 async function expectReference(kernel: Int8Kernel, points: Uint8Array, centroids: Float32Array, d: number) {
   const got = await kernel.assignBytes(points, centroids, d)
   const ref = assignReference(Float32Array.from(points), centroids, d)
   expect(Array.from(got.labels)).toEqual(Array.from(ref.labels))
   expect(Array.from(got.distancesSq)).toEqual(Array.from(ref.distancesSq))
-  return kernel.lastPass
+  const stats = kernel.lastPass
+  if (centroids.length / d >= 2) await expectNearestTwo(kernel, points, centroids, d)
+  return stats
+}
+
+/**
+ * `nearestTwoBytes` must give, per point, the brute-force float64 nearest (ties to the lowest
+ * index), the exact `rowDistanceSq` to it and the second smallest one over every other centroid,
+ * and ‖x‖², all bit for bit (it says `exact`: Hamerly takes them with error bound 0).
+ */
+async function expectNearestTwo(kernel: Int8Kernel, points: Uint8Array, centroids: Float32Array, d: number) {
+  const got = await kernel.nearestTwoBytes(points, centroids, d)
+  expect(got.exact).toBe(true)
+  const wide = Float32Array.from(points)
+  const n = points.length / d
+  const k = centroids.length / d
+  const want = bruteForce(wide, n, d, centroids, k)
+  const distancesSq = new Float64Array(2 * n)
+  for (let i = 0; i < n; i++) {
+    distancesSq[2 * i] = want.bestSq[i]
+    distancesSq[2 * i + 1] = want.secondSq[i]
+  }
+  expect(Array.from(got.labels)).toEqual(Array.from(want.best))
+  expect(Array.from(got.distancesSq)).toEqual(Array.from(distancesSq))
+  const zero = new Float32Array(d)
+  const normsSq = Array.from({ length: n }, (_, i) => rowDistanceSq(wide, i, zero, 0, d))
+  expect(Array.from(got.pointNormsSq ?? [])).toEqual(normsSq)
 }
 
 describe('int8 kernel', () => {

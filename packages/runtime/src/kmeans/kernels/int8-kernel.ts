@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os'
 import * as ort from 'onnxruntime-node'
 import { UsageError } from '../../errors.ts'
-import type { AssignKernel, AssignResult } from './assign-kernel.ts'
+import type { AssignKernel, AssignResult, NearestTwo } from './assign-kernel.ts'
 import {
   buildInt8CandidateModel,
   buildInt8ProductModel,
@@ -34,6 +34,13 @@ import { rowDistanceSq } from './reference-kernel.ts'
  * float64 distances (`rowDistanceSq`, the reference's own function) among the candidates decide,
  * ties to the lowest index. Rest not excluded: the point is re-run with a longer list, then, if
  * still not proven, its full exact row. So the labels are always the reference kernel's.
+ *
+ * Nearest two (`nearestTwoBytes`, Hamerly's full passes). The same with U₂, the second smallest
+ * v_r + β_r (an upper bound on the second best true score: two distinct centroids are at most
+ * their bounds), in place of U: every centroid outside the candidates v_r − β_r ≤ U₂ (returned or
+ * not) is strictly farther than two candidates, so the exact distances among the candidates give
+ * the nearest (ties to the lowest index) and the second smallest distance over all k, both the
+ * exact float64 `rowDistanceSq` values (error bound 0).
  */
 
 /** Relative slack given up by every bound (as `BOUND_SLACK` in accel/accel-state.ts). */
@@ -261,7 +268,13 @@ export interface Int8Kernel extends AssignKernel {
   assignBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<AssignResult>
   readonly levels: number
   readonly intraOpNumThreads: number
-  /** Statistics of the last `assign` / `assignBytes` call (null before the first). */
+  /**
+   * Each point's exact nearest centroid (k ≥ 2; ties to the lowest index) and its two smallest
+   * squared distances, both the exact float64 `rowDistanceSq` values (`exact`: error bound 0),
+   * with every ‖x‖² (exact integers). Hamerly's full passes over uint8 points.
+   */
+  nearestTwoBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  /** Statistics of the last `assign` / `assignBytes` / `nearestTwoBytes` call (null before the first). */
   readonly lastPass: Int8PassStats | null
 }
 
@@ -338,6 +351,7 @@ function pointStatistics(points: Uint8Array, n: number, d: number) {
   const anchor = new Float64Array(d)
   for (let t = 0; t < d; t++) anchor[t] = n > 0 ? sums[t] / n : 0
   const norms = new Float64Array(n)
+  const normsSq = new Float64Array(n)
   const centredNorms = new Float64Array(n)
   for (let i = 0; i < n; i++) {
     const base = i * d
@@ -349,10 +363,11 @@ function pointStatistics(points: Uint8Array, n: number, d: number) {
       const c = v - anchor[t]
       centred += c * c
     }
+    normsSq[i] = sq
     norms[i] = Math.sqrt(sq) * UP
     centredNorms[i] = Math.sqrt(centred) * UP
   }
-  return { anchor, norms, centredNorms }
+  return { anchor, norms, normsSq, centredNorms }
 }
 
 /**
@@ -385,11 +400,33 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
   let disposed = false
   let lastPass: Int8PassStats | null = null
 
-  async function assignBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<AssignResult> {
+  /** What {@link scan} found: each point's label and exact nearest distance, with `two` its second too. */
+  interface Scanned {
+    labels: Int32Array
+    nearest: Float64Array
+    /** With `two`: the exact second smallest squared distance (else empty). */
+    second: Float64Array
+    /** ‖x‖² of every point (exact). */
+    normsSq: Float64Array
+  }
+
+  /**
+   * The pass (module comment): with `two` the candidates are those the second best's upper bound
+   * U₂ admits, and the second smallest exact distance among them is kept as well.
+   */
+  async function scan(
+    points: Uint8Array,
+    centroids: Float32Array,
+    d: number,
+    two: boolean,
+  ): Promise<Scanned> {
     if (disposed) throw new UsageError('KERNEL_DISPOSED', 'int8 kernel: used after dispose()')
     const { n, k } = checkShapes(points.length, centroids, d)
+    if (two && k < 2)
+      throw new UsageError('KERNEL_K_TOO_SMALL', `int8 kernel: nearestTwo needs k >= 2 centroids, got ${k}`)
     const labels = new Int32Array(n)
-    const distancesSq = new Float32Array(n)
+    const nearest = new Float64Array(n)
+    const second = new Float64Array(two ? n : 0).fill(Number.POSITIVE_INFINITY)
     const stats: Int8PassStats = {
       points: n,
       certain: 0,
@@ -403,7 +440,7 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
       settleMs: 0,
     }
     lastPass = stats
-    if (n === 0) return { labels, distancesSq }
+    if (n === 0) return { labels, nearest, second, normsSq: new Float64Array(0) }
     // The one place a point widens: a float32 copy of a single row, so exact distances are the
     // reference kernel's own `rowDistanceSq` (float32 points with the same integer values).
     const row = new Float32Array(d)
@@ -412,31 +449,39 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
       for (let t = 0; t < d; t++) row[t] = points[base + t]
     }
     const exact = (j: number) => rowDistanceSq(row, 0, centroids, j, d)
-    const fullRow = (i: number) => {
-      widen(i)
+    /** Point i's nearest (ties to the lowest index) and second among the listed centroids, exactly. */
+    const settleAmong = (i: number, list: ArrayLike<number>, count: number) => {
       let best = Number.POSITIVE_INFINITY
-      let bestJ = 0
-      for (let j = 0; j < k; j++) {
+      let bestJ = k
+      let next = Number.POSITIVE_INFINITY
+      for (let c = 0; c < count; c++) {
+        const j = list[c]
         const v = exact(j)
-        if (v < best) {
+        if (v < best || (v === best && j < bestJ)) {
+          next = best
           best = v
           bestJ = j
-        }
+        } else if (v < next) next = v
       }
       labels[i] = bestJ
-      distancesSq[i] = best
+      nearest[i] = best
+      if (two) second[i] = next
     }
+    const everyCentroid = Int32Array.from({ length: k }, (_, j) => j)
+    const fullRow = (i: number) => {
+      widen(i)
+      settleAmong(i, everyCentroid, k)
+    }
+    const t0 = performance.now()
+    const { anchor, norms, normsSq, centredNorms } = pointStatistics(points, n, d)
     if (k === 1) {
       for (let i = 0; i < n; i++) {
         widen(i)
-        distancesSq[i] = exact(0)
+        nearest[i] = exact(0)
       }
       stats.certain = n
-      return { labels, distancesSq }
+      return { labels, nearest, second, normsSq }
     }
-
-    const t0 = performance.now()
-    const { anchor, norms, centredNorms } = pointStatistics(points, n, d)
     const q = quantiseCentroids(centroids, d, levels, anchor)
     const session = await ort.InferenceSession.create(
       buildInt8CandidateModel(int8GraphConstants(q)),
@@ -483,18 +528,25 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
           const xNorm = norms[i]
           const cNorm = centredNorms[i]
           const base = r * count
-          // U: the smallest upper bound of a returned score (an upper bound on the best true score).
+          // U: the smallest upper bound of a returned score (an upper bound on the best true
+          // score); U₂ the second smallest (on the second best's).
           let upper = Number.POSITIVE_INFINITY
+          let upper2 = Number.POSITIVE_INFINITY
           for (let c = 0; c < count; c++) {
             const slot = slots[base + c]
             const j = groups[r * groupCount + Math.floor(slot / width)] * width + (slot % width)
-            const b = int8ScoreErrorBound(q, xNorm, cNorm, q.errorNorms[j], q.anchorDots[j])
-            if (values[base + c] + b < upper) upper = values[base + c] + b
+            const b =
+              values[base + c] + int8ScoreErrorBound(q, xNorm, cNorm, q.errorNorms[j], q.anchorDots[j])
+            if (b < upper) {
+              upper2 = upper
+              upper = b
+            } else if (b < upper2) upper2 = b
           }
+          const cut = two ? upper2 : upper
           // Every centroid not returned scores ≥ the last returned value.
           if (count < k) {
             const widest = int8ScoreErrorBound(q, xNorm, cNorm, q.maxErrorNorm, q.maxAnchorDot)
-            if (!(values[base + count - 1] - widest > upper)) {
+            if (!(values[base + count - 1] - widest > cut)) {
               unproven.push(i)
               continue
             }
@@ -504,28 +556,18 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
             const slot = slots[base + c]
             const j = groups[r * groupCount + Math.floor(slot / width)] * width + (slot % width)
             const b = int8ScoreErrorBound(q, xNorm, cNorm, q.errorNorms[j], q.anchorDots[j])
-            if (values[base + c] - b <= upper) candidates.push(j)
+            if (values[base + c] - b <= cut) candidates.push(j)
           }
           widen(i)
           if (candidates.length === 1) {
             stats.certain++
             labels[i] = candidates[0]
-            distancesSq[i] = exact(candidates[0])
+            nearest[i] = exact(candidates[0])
             continue
           }
           stats.settled++
           stats.candidateDistances += candidates.length
-          let best = Number.POSITIVE_INFINITY
-          let bestJ = k
-          for (const j of candidates) {
-            const v = exact(j)
-            if (v < best || (v === best && j < bestJ)) {
-              best = v
-              bestJ = j
-            }
-          }
-          labels[i] = bestJ
-          distancesSq[i] = best
+          settleAmong(i, candidates, candidates.length)
         }
         for (const t of Object.values(out)) t.dispose()
         stats.settleMs += performance.now() - s1
@@ -553,7 +595,26 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
     } finally {
       await session.release()
     }
-    return { labels, distancesSq }
+    return { labels, nearest, second, normsSq }
+  }
+
+  async function assignBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<AssignResult> {
+    const { labels, nearest } = await scan(points, centroids, d, false)
+    return { labels, distancesSq: Float32Array.from(nearest) }
+  }
+
+  async function nearestTwoBytes(
+    points: Uint8Array,
+    centroids: Float32Array,
+    d: number,
+  ): Promise<NearestTwo> {
+    const { labels, nearest, second, normsSq } = await scan(points, centroids, d, true)
+    const distancesSq = new Float64Array(2 * labels.length)
+    for (let i = 0; i < labels.length; i++) {
+      distancesSq[2 * i] = nearest[i]
+      distancesSq[2 * i + 1] = second[i]
+    }
+    return { labels, distancesSq, pointNormsSq: normsSq, exact: true }
   }
 
   return {
@@ -564,6 +625,7 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
       return lastPass
     },
     assignBytes,
+    nearestTwoBytes,
     async assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult> {
       if (!isByteValued(points))
         throw new UsageError(
