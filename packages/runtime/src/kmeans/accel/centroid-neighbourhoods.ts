@@ -1,4 +1,4 @@
-import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
+import type { DistanceMatrixKernel, Within } from '../kernels/assign-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
 import { forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
 
@@ -56,6 +56,14 @@ export class CentroidNeighbourhoods {
   readonly outside: Float64Array
   /** Entries fetched per row by `nearestM` (its list, the row itself, one more for the bound outside). */
   keep: number
+  /**
+   * Fetch by threshold (the kernel's `within`: every neighbour within the row's radius, no TopK)
+   * when the kernel has it; the caller turns it off when rows hold too many (see `entriesPerRow`).
+   */
+  useWithin: boolean
+  /** Entries within the radius per row fetched by `within` so far (before the `maxList` cap). */
+  private withinEntries = 0
+  private withinRows = 0
   private readonly js: Int32Array
   private readonly ds: Float64Array
   private readonly normsSq: Float64Array
@@ -74,17 +82,31 @@ export class CentroidNeighbourhoods {
     this.js = new Int32Array(k)
     this.ds = new Float64Array(k)
     this.keep = Math.min(k, maxList + 2)
+    this.useWithin = dense?.within !== undefined
     // With a kernel that returns only each row's nearest (ORT's TopK), the k × k block never
     // reaches JavaScript: at k = 20,000 the full rows cost ~5.5 s there, 9 GMAC/s.
-    this.normsSq = dense?.nearestM ? rowNormsSq(centroids, k, d) : new Float64Array(0)
+    this.normsSq = dense?.nearestM || dense?.within ? rowNormsSq(centroids, k, d) : new Float64Array(0)
     let maxNormSq = 0
     for (const v of this.normsSq) if (v > maxNormSq) maxNormSq = v
     this.maxNormSq = maxNormSq
   }
 
-  /** Fetches the lists of the centroids `which`: their rows' nearest through `nearestM`, else full rows. */
+  /** Mean entries within the radius per row fetched by `within` (0 before any). */
+  get entriesPerRow(): number {
+    return this.withinRows === 0 ? 0 : this.withinEntries / this.withinRows
+  }
+
+  /**
+   * Fetches the lists of the centroids `which`: by threshold through `within`, else their rows'
+   * nearest through `nearestM`, else full rows.
+   */
   async fetch(which: Int32Array): Promise<void> {
     const { centroids, k, d, dense } = this
+    if (this.useWithin && dense?.within)
+      return this.fetchWithin(
+        which,
+        dense as DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'within'>>,
+      )
     const nearestM = dense?.nearestM?.bind(dense)
     if (!nearestM || !dense) {
       await forEachDistanceRow(centroids, k, d, centroids, k, which, dense, (a, row, offset, eb) =>
@@ -104,6 +126,59 @@ export class CentroidNeighbourhoods {
         this.fromNearest(a, got.indices, got.distancesSq, r * this.keep, this.keep, eb)
       }
     }
+  }
+
+  /**
+   * Each centroid's neighbours within its radius 2·reach (compared on ‖c_j‖² − 2c_a·c_j against
+   * radius² + eb − ‖c_a‖²): every centroid left out is at least that threshold's distance away.
+   */
+  private async fetchWithin(
+    which: Int32Array,
+    dense: DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'within'>>,
+  ): Promise<void> {
+    const { centroids, k, d } = this
+    for (let from = 0; from < which.length; from += LIST_BLOCK_ROWS) {
+      const part = which.subarray(from, Math.min(which.length, from + LIST_BLOCK_ROWS))
+      const block = new Float32Array(part.length * d)
+      const thresholds = new Float32Array(part.length)
+      for (let r = 0; r < part.length; r++) {
+        const a = part[r] as number
+        block.set(centroids.subarray(a * d, a * d + d), r * d)
+        const radius = (2 * (this.reach[a] as number) * UP) / DOWN
+        const eb = dense.distanceErrorBound(this.normsSq[a] as number, this.maxNormSq, d)
+        // Nudged up by ≥ 8 float32 ulps so that rounding never lowers it below the radius (else
+        // the farthest point of each centroid would miss its cut and go to the dense re-scan).
+        const threshold = radius * radius + eb - (this.normsSq[a] as number)
+        thresholds[r] = threshold + Math.abs(threshold) * 2 ** -20
+      }
+      const got = await dense.within(block, centroids.subarray(0, k * d), thresholds, d)
+      this.withinRows += part.length
+      this.withinEntries += got.columns.length
+      for (let r = 0; r < part.length; r++)
+        this.fromWithin(part[r] as number, got, r, thresholds[r] as number)
+    }
+  }
+
+  /** Centroid a's list from its entries below `threshold` (row r of `got`), capped at `maxList`. */
+  private fromWithin(a: number, got: Within, r: number, threshold: number): void {
+    const { js, ds, maxList, d } = this
+    const normSq = this.normsSq[a] as number
+    const eb = this.dense?.distanceErrorBound(normSq, this.maxNormSq, d) ?? 0
+    let out = Math.sqrt(Math.max(0, threshold + normSq - eb)) * DOWN
+    let m = 0
+    for (let e = got.rowStart[r] as number; e < (got.rowStart[r + 1] as number); e++) {
+      const j = got.columns[e] as number
+      if (j === a) continue
+      js[m] = j
+      ds[m] = Math.sqrt(Math.max(0, (got.partial[e] as number) + normSq - eb)) * DOWN
+      m++
+    }
+    if (m > maxList) {
+      selectSmallest(ds, js, m, maxList)
+      for (let p = maxList; p < m; p++) if (ds[p] < out) out = ds[p]
+      m = maxList
+    }
+    this.setList(a, m, out)
   }
 
   /** Centroid a's list from its full row of squared distances (within `eb`). */

@@ -2,6 +2,7 @@ import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
 import { CentroidNeighbourhoods, type NeighbourList } from './centroid-neighbourhoods.ts'
+import { type ListDotsKernel, NearestSoFar, settleThroughBatches } from './neighbour-batches.ts'
 
 /** What {@link neighbourRescan} decided for one point: its exact nearest and a bound on all others. */
 export type NeighbourSettle = (i: number, best: number, bestDist: number, othersLower: number) => void
@@ -142,11 +143,24 @@ export async function neighbourRescan(
   await hoods.fetch(sample)
   const plan = pays(sample, rows.length, count, k, ownSq, labels, indices, hoods.lists, hoods.outside)
   if (!plan.pays) return null
-  // Lists as long as the sample needs (+ the row itself + one for the bound outside), not k/64:
+  // Lists by threshold while rows hold few entries within their radius (the kernel's `within`),
+  // else as long as the sample needs (+ the row itself + one for the bound outside), not k/64:
   // a truncated list only sends its point to the dense re-scan.
+  if (hoods.entriesPerRow > maxList) hoods.useWithin = false
   hoods.keep = Math.min(hoods.keep, plan.listLength + 2)
-  await hoods.fetch(Int32Array.from(rows))
-  const settled = settleThroughLists(points, d, centroids, labels, indices, count, ownSq, hoods, settle)
+  const inSample = new Uint8Array(k)
+  for (const a of sample) inSample[a] = 1
+  await hoods.fetch(Int32Array.from(rows.filter((a) => inSample[a] === 0)))
+  const settled =
+    dense?.listDots !== undefined
+      ? await settleThroughBatches(
+          { points, d, centroids, labels, indices, count, ownSq },
+          k,
+          hoods,
+          dense as ListDotsKernel,
+          settle,
+        )
+      : settleThroughLists(points, d, centroids, labels, indices, count, ownSq, hoods, settle)
   return {
     evaluated: settled.evaluated,
     centroidDistancesEvaluated: rows.length * k,
@@ -173,45 +187,32 @@ function settleThroughLists(
 ): { evaluated: number; unsettled: Int32Array } {
   let evaluated = count
   const unsettled: number[] = []
+  const near = new NearestSoFar()
   for (let r = 0; r < count; r++) {
     const i = indices === null ? r : indices[r]
     const a = labels[i]
     const list = hoods.lists[a] as NeighbourList
-    let best = a
-    let bestSq = ownSq[r]
-    const u = Math.sqrt(bestSq)
-    let bestDist = u
-    // The smallest exact distance among evaluated centroids other than the best (a included once displaced).
-    let second = Number.POSITIVE_INFINITY
+    near.start(a, ownSq[r])
+    const u = near.bestDist
     let rest = hoods.outside[a] - u
     let exhausted = true
     for (let p = 0; p < list.j.length; p++) {
       const gap = list.dist[p] - u
-      if (gap > bestDist * UP) {
+      if (gap > near.bestDist * UP) {
         rest = gap
         exhausted = false
         break
       }
       const j = list.j[p]
-      const dj = rowDistanceSq(points, i, centroids, j, d)
+      near.offer(j, rowDistanceSq(points, i, centroids, j, d))
       evaluated++
-      if (dj < bestSq || (dj === bestSq && j < best)) {
-        const displaced = bestDist
-        if (displaced < second) second = displaced
-        best = j
-        bestSq = dj
-        bestDist = Math.sqrt(dj)
-      } else {
-        const v = Math.sqrt(dj)
-        if (v < second) second = v
-      }
     }
     // A truncated list may end before the cut: then the centroids outside it are not ruled out.
-    if (exhausted && !(rest > bestDist * UP)) {
+    if (exhausted && !(rest > near.bestDist * UP)) {
       unsettled.push(i)
       continue
     }
-    settle(i, best, bestDist, Math.max(0, Math.min(second, rest * DOWN)))
+    settle(i, near.best, near.bestDist, Math.max(0, Math.min(near.second, rest * DOWN)))
   }
   return { evaluated, unsettled: Int32Array.from(unsettled) }
 }

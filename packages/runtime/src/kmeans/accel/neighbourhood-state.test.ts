@@ -27,6 +27,8 @@ describe('assignment strategies without bounds', () => {
     const states = [
       createNeighbourhoodState(points, n, d),
       createNeighbourhoodState(points, n, d, { dense: ort }),
+      // ORT without the threshold lists and batched products: TopK lists, TypeScript distances.
+      createNeighbourhoodState(points, n, d, { dense: { ...ort, within: undefined, listDots: undefined } }),
       // Lloyd on the reference kernel: the definition of these labels (ORT's float32 pass may rank near-ties otherwise).
       createLloydState(points, n, d, createReferenceKernel()),
     ]

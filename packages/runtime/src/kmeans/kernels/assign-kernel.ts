@@ -38,6 +38,18 @@ export interface NearestM {
   distancesSq: Float32Array
 }
 
+/**
+ * {@link DistanceMatrixKernel.within}: per point the centroids below its threshold, as compressed
+ * rows (row r's entries at rowStart[r] … rowStart[r + 1] − 1, columns ascending).
+ */
+export interface Within {
+  /** m + 1 offsets into `columns` and `partial`. */
+  rowStart: Int32Array
+  columns: Int32Array
+  /** ‖c‖² − 2x·c of each entry: add ‖x‖² for its squared distance, within the error bound. */
+  partial: Float32Array
+}
+
 /** The nearest centroid of each of n points, and its two smallest squared distances. */
 export interface NearestTwo {
   /** labels[i]: the nearest centroid of point i (n). */
@@ -107,6 +119,28 @@ export interface DistanceMatrixKernel extends AssignKernel {
     centroids: Float32Array,
     exclude: Int32Array,
     pointNormsSq: Float32Array | Float64Array,
+    d: number,
+  ): Promise<Float32Array>
+  /**
+   * Optional: per point, the centroids whose computed ‖c‖² − 2x·c is below `thresholds[i]`
+   * (m values), with those values. Every centroid left out has a computed value ≥ the threshold,
+   * so its exact squared distance is ≥ threshold + ‖x‖² − the error bound below (Hamerly's
+   * centroid neighbourhoods: each centroid's neighbours within its points' reach, no TopK).
+   */
+  within?(points: Float32Array, centroids: Float32Array, thresholds: Float32Array, d: number): Promise<Within>
+  /**
+   * Optional: G small dot-product blocks at once (Hamerly's neighbourhood re-scan: the points
+   * sharing a centroid against its neighbour list). `pointIndex` holds G × P rows of `points`,
+   * `listIndex` G × L rows of `centroids`; returns the G × L × P dot products c · x (row-major,
+   * entry (g, l, p) = centroid listIndex[g·L + l] · point pointIndex[g·P + p]). Each dot product
+   * is within half the error bound below, so ‖x‖² + ‖c‖² − 2·dot (norms in float64) is within it.
+   */
+  listDots?(
+    points: Float32Array,
+    centroids: Float32Array,
+    pointIndex: Int32Array,
+    listIndex: Int32Array,
+    groups: number,
     d: number,
   ): Promise<Float32Array>
   /**

@@ -42,6 +42,8 @@ export type AssignGraphVariant =
   | 'group-two'
   | 'nearest-excluding'
   | 'nearest-m'
+  | 'list-dots'
+  | 'within'
 
 /** Input names of every assignment graph: X [m, d], C [k, d], cNorm [k] (‖c‖², computed by the caller). */
 export const ASSIGN_GRAPH_INPUTS = {
@@ -52,6 +54,27 @@ export const ASSIGN_GRAPH_INPUTS = {
   exclude: 'exclude',
   count: 'count',
 } as const
+
+/**
+ * Inputs of the `list-dots` graph ({@link buildListDotsModel}): X [n, d] and C [k, d] whole, and
+ * per group g the rows of its P points (`pointIndex` [G, P]) and of its L centroids (`listIndex`
+ * [G, L]), both int32 indices into X and C.
+ */
+export const LIST_DOTS_INPUTS = {
+  points: 'X',
+  centroids: 'C',
+  pointIndex: 'pointIndex',
+  listIndex: 'listIndex',
+} as const
+
+/** Output of the `list-dots` graph: `listDots` [G, L, P], entry (g, l, p) = C[listIndex[g, l]] · X[pointIndex[g, p]]. */
+export const LIST_DOTS_OUTPUT = 'listDots'
+
+/** Extra input of the `within` graph ({@link buildWithinModel}): a threshold per row of X, [m, 1]. */
+export const WITHIN_THRESHOLD = 'threshold'
+
+/** Outputs of the `within` graph: the (row, column) pairs kept, [2, nnz] int32 row-major, and their ‖c‖² − 2x·c. */
+export const WITHIN_OUTPUTS = { pairs: 'withinPairs', partial: 'withinPartial' } as const
 
 /** Output names of the assignment graphs. */
 export const ASSIGN_GRAPH_OUTPUTS = {
@@ -133,6 +156,8 @@ function node(
  * negative through cancellation; the caller clamps them at 0.
  */
 export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8Array {
+  if (variant === 'list-dots') return buildListDotsModel(d)
+  if (variant === 'within') return buildWithinModel(d)
   const { points, centroids, centroidNormsSq } = ASSIGN_GRAPH_INPUTS
   const nodes: OnnxTypes.INodeProto[] = [
     node(
@@ -340,6 +365,81 @@ export function buildAssignModel(d: number, variant: AssignGraphVariant): Uint8A
     // Only the constants this variant uses (ORT warns about the others).
     initializer: initializers.filter((t) => nodes.some((nd) => nd.input?.includes(t.name as string))),
   })
+  return encodeModel(graph)
+}
+
+/**
+ * The `list-dots` graph for dimension d: G small dot-product blocks in one batched MatMul. Each
+ * group gathers its P points and its L centroids (`Gather` inside ORT: the caller passes X and C
+ * whole, plus int32 row indices) and multiplies them, C_g [L, d] × X_gᵀ [d, P] → [G, L, P].
+ * Hamerly's neighbourhood re-scan: the points sharing a centroid share its neighbour list, so
+ * their distances to that list are one small Gemm instead of per-point TypeScript loops. Only
+ * the dot products leave ORT; the caller adds the norms in float64 (the float32 dot is within the
+ * expanded distance's error bound).
+ */
+export function buildListDotsModel(d: number): Uint8Array {
+  const { points, centroids, pointIndex, listIndex } = LIST_DOTS_INPUTS
+  const nodes = [
+    node('Gather', [points, pointIndex], ['groupPoints'], [intAttr('axis', 0)]),
+    node('Transpose', ['groupPoints'], ['groupPointsT'], [intsAttr('perm', [0, 2, 1])]),
+    node('Gather', [centroids, listIndex], ['groupCentroids'], [intAttr('axis', 0)]),
+    node('MatMul', ['groupCentroids', 'groupPointsT'], [LIST_DOTS_OUTPUT]),
+  ]
+  const graph = onnx.GraphProto.create({
+    name: `codebook_list-dots_d${d}`,
+    node: nodes,
+    input: [
+      tensorInfo(points, FLOAT, ['n', d]),
+      tensorInfo(centroids, FLOAT, ['k', d]),
+      tensorInfo(pointIndex, INT32, ['G', 'P']),
+      tensorInfo(listIndex, INT32, ['G', 'L']),
+    ],
+    output: [tensorInfo(LIST_DOTS_OUTPUT, FLOAT, ['G', 'L', 'P'])],
+  })
+  return encodeModel(graph)
+}
+
+/**
+ * The `within` graph for dimension d: per row of X the columns whose ‖c‖² − 2x·c is below the
+ * row's `threshold` (`Less` + `NonZero`, row-major: each row's columns contiguous and ascending),
+ * and those values (`GatherND`). Hamerly's centroid neighbourhoods: each centroid's neighbours
+ * within twice its points' reach, where a TopK of fixed K over every row of k cost ~2× the Gemm
+ * at k = 20,000 and returned mostly entries past the reach (K = 261 for lists of ~41 on average).
+ */
+export function buildWithinModel(d: number): Uint8Array {
+  const { points, centroids, centroidNormsSq } = ASSIGN_GRAPH_INPUTS
+  const nodes = [
+    node(
+      'Gemm',
+      [points, centroids, centroidNormsSq],
+      ['partial'],
+      [floatAttr('alpha', -2), floatAttr('beta', 1), intAttr('transB', 1)],
+    ),
+    node('Less', ['partial', WITHIN_THRESHOLD], ['inside']),
+    node('NonZero', ['inside'], ['pairs64']),
+    node('Cast', ['pairs64'], [WITHIN_OUTPUTS.pairs], [intAttr('to', INT32)]),
+    node('Transpose', ['pairs64'], ['pairRows'], [intsAttr('perm', [1, 0])]),
+    node('GatherND', ['partial', 'pairRows'], [WITHIN_OUTPUTS.partial]),
+  ]
+  const graph = onnx.GraphProto.create({
+    name: `codebook_within_d${d}`,
+    node: nodes,
+    input: [
+      tensorInfo(points, FLOAT, ['m', d]),
+      tensorInfo(centroids, FLOAT, ['k', d]),
+      tensorInfo(centroidNormsSq, FLOAT, ['k']),
+      tensorInfo(WITHIN_THRESHOLD, FLOAT, ['m', 1]),
+    ],
+    output: [
+      tensorInfo(WITHIN_OUTPUTS.pairs, INT32, [2, 'nnz']),
+      tensorInfo(WITHIN_OUTPUTS.partial, FLOAT, ['nnz']),
+    ],
+  })
+  return encodeModel(graph)
+}
+
+/** The serialized model around `graph` (opset {@link OPSET}, IR {@link IR_VERSION}). */
+function encodeModel(graph: OnnxTypes.IGraphProto): Uint8Array {
   const model = onnx.ModelProto.create({
     irVersion: IR_VERSION,
     opsetImport: [{ domain: '', version: OPSET }],

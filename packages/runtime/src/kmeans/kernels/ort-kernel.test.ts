@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRng } from '../../random/rng.ts'
+import { maxRowNormSq } from '../accel/dense-pass.ts'
 import { createOrtKernel, float32ExpansionErrorBound, type OrtKernel } from './ort-kernel.ts'
 import { assignReference, rowDistanceSq } from './reference-kernel.ts'
 
@@ -188,6 +189,81 @@ describe('ort kernel', () => {
     await expect(kernel.nearestM(new Float32Array(4), new Float32Array(4), 3, 2)).rejects.toMatchObject({
       code: 'KERNEL_BAD_COUNT',
     })
+  })
+
+  it('within: per row the columns below its threshold (ascending), values and the cut within the error bound', async () => {
+    const d = 12
+    const n = 60
+    const k = 400
+    const points = randomMatrix(n, d, 901, 0.5)
+    const centroids = randomMatrix(k, d, 902, 0.5)
+    const zero = new Float32Array(d)
+    const maxC = maxRowNormSq(centroids, k, d)
+    // Thresholds on ‖c‖² − 2x·c around the 5th to 50th smallest distance, one row far below everything.
+    const thresholds = new Float32Array(n)
+    for (let i = 0; i < n; i++) {
+      const exact = Array.from({ length: k }, (_, j) => rowDistanceSq(points, i, centroids, j, d)).sort(
+        (a, b) => a - b,
+      )
+      thresholds[i] = (i === 0 ? -1e6 : exact[5 + (i % 45)]) - rowDistanceSq(points, i, zero, 0, d)
+    }
+    const { rowStart, columns, partial } = await kernel.within(points, centroids, thresholds, d)
+    expect(rowStart[0]).toBe(0)
+    expect(rowStart[1]).toBe(0)
+    for (let i = 0; i < n; i++) {
+      const xn = rowDistanceSq(points, i, zero, 0, d)
+      const bound = kernel.distanceErrorBound(xn, maxC, d)
+      const kept = new Set<number>()
+      for (let e = rowStart[i]; e < rowStart[i + 1]; e++) {
+        const j = columns[e]
+        if (e > rowStart[i]) expect(j).toBeGreaterThan(columns[e - 1])
+        kept.add(j)
+        expect(partial[e]).toBeLessThan(thresholds[i])
+        expect(Math.abs(partial[e] + xn - rowDistanceSq(points, i, centroids, j, d))).toBeLessThanOrEqual(
+          bound,
+        )
+      }
+      // What the neighbourhoods rely on: every centroid left out is ≥ threshold + ‖x‖² − bound away.
+      for (let j = 0; j < k; j++)
+        if (!kept.has(j))
+          expect(rowDistanceSq(points, i, centroids, j, d)).toBeGreaterThanOrEqual(thresholds[i] + xn - bound)
+    }
+    await expect(kernel.within(points, centroids, new Float32Array(3), d)).rejects.toMatchObject({
+      code: 'KERNEL_BAD_SHAPE',
+    })
+  })
+
+  it('listDots: each group’s points against its centroids, G × L × P dot products within the bound', async () => {
+    const d = 12
+    const n = 50
+    const k = 70
+    const points = randomMatrix(n, d, 911, 0.5)
+    const centroids = randomMatrix(k, d, 912, 0.5)
+    const groups = 5
+    const perGroup = 4
+    const listLength = 9
+    const rng = createRng(913)
+    const pointIndex = Int32Array.from({ length: groups * perGroup }, () => Math.floor(rng.next() * n))
+    const listIndex = Int32Array.from({ length: groups * listLength }, () => Math.floor(rng.next() * k))
+    const dots = await kernel.listDots(points, centroids, pointIndex, listIndex, groups, d)
+    expect(dots.length).toBe(groups * listLength * perGroup)
+    const zero = new Float32Array(d)
+    const maxC = maxRowNormSq(centroids, k, d)
+    for (let g = 0; g < groups; g++)
+      for (let l = 0; l < listLength; l++)
+        for (let p = 0; p < perGroup; p++) {
+          const i = pointIndex[g * perGroup + p]
+          const j = listIndex[g * listLength + l]
+          const xn = rowDistanceSq(points, i, zero, 0, d)
+          const cn = rowDistanceSq(centroids, j, zero, 0, d)
+          const viaDot = xn + cn - 2 * dots[(g * listLength + l) * perGroup + p]
+          expect(Math.abs(viaDot - rowDistanceSq(points, i, centroids, j, d))).toBeLessThanOrEqual(
+            kernel.distanceErrorBound(xn, maxC, d),
+          )
+        }
+    await expect(
+      kernel.listDots(points, centroids, Int32Array.of(n), Int32Array.of(0), 1, d),
+    ).rejects.toMatchObject({ code: 'KERNEL_BAD_SHAPE' })
   })
 
   it('groupMinima: the nearest row and every group minimum without it, padding rows never chosen', async () => {

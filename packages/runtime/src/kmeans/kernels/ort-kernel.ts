@@ -8,12 +8,17 @@ import type {
   KernelPass,
   NearestM,
   NearestTwo,
+  Within,
 } from './assign-kernel.ts'
 import {
   ASSIGN_GRAPH_INPUTS,
   ASSIGN_GRAPH_OUTPUTS,
   type AssignGraphVariant,
   buildAssignModel,
+  LIST_DOTS_INPUTS,
+  LIST_DOTS_OUTPUT,
+  WITHIN_OUTPUTS,
+  WITHIN_THRESHOLD,
 } from './onnx-graph.ts'
 
 /** Options of {@link createOrtKernel}. */
@@ -32,7 +37,14 @@ export interface OrtKernelOptions {
   allowSpinning?: boolean
 }
 
-type OptionalPasses = 'prepare' | 'nearestTwo' | 'nearestExcluding' | 'groupMinima' | 'nearestM'
+type OptionalPasses =
+  | 'prepare'
+  | 'nearestTwo'
+  | 'nearestExcluding'
+  | 'groupMinima'
+  | 'nearestM'
+  | 'listDots'
+  | 'within'
 
 /**
  * The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed,
@@ -396,6 +408,88 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
         for (const t of Object.values(result)) t.dispose()
       }
       return out
+    },
+
+    async within(
+      points: Float32Array,
+      centroids: Float32Array,
+      thresholds: Float32Array,
+      d: number,
+    ): Promise<Within> {
+      const { n, k } = checkShapes(points, centroids, d)
+      if (thresholds.length !== n)
+        throw new UsageError(
+          'KERNEL_BAD_SHAPE',
+          `ort kernel: within needs one threshold per point (${n}), got ${thresholds.length}`,
+        )
+      const rowStart = new Int32Array(n + 1)
+      const columnParts: Int32Array[] = []
+      const partialParts: Float32Array[] = []
+      if (n > 0) {
+        const s = await session(d, 'within')
+        const c = new ort.Tensor('float32', centroids, [k, d])
+        const cn = new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k])
+        const step = rowsPerBlock(k)
+        for (let start = 0; start < n; start += step) {
+          const end = Math.min(n, start + step)
+          const out = await s.run({
+            ...feeds(points, start, end, d, c, cn),
+            [WITHIN_THRESHOLD]: new ort.Tensor('float32', thresholds.subarray(start, end), [end - start, 1]),
+          })
+          const pairs = out[WITHIN_OUTPUTS.pairs].data as Int32Array
+          const count = pairs.length / 2
+          // NonZero is row-major: each row's entries are contiguous, columns ascending.
+          for (let e = 0; e < count; e++) rowStart[start + (pairs[e] as number) + 1]++
+          columnParts.push(pairs.slice(count))
+          partialParts.push((out[WITHIN_OUTPUTS.partial].data as Float32Array).slice())
+          for (const t of Object.values(out)) t.dispose()
+        }
+      }
+      for (let r = 0; r < n; r++) rowStart[r + 1] += rowStart[r]
+      const columns = new Int32Array(rowStart[n] as number)
+      const partial = new Float32Array(rowStart[n] as number)
+      let at = 0
+      for (let p = 0; p < columnParts.length; p++) {
+        columns.set(columnParts[p] as Int32Array, at)
+        partial.set(partialParts[p] as Float32Array, at)
+        at += (columnParts[p] as Int32Array).length
+      }
+      return { rowStart, columns, partial }
+    },
+
+    async listDots(
+      points: Float32Array,
+      centroids: Float32Array,
+      pointIndex: Int32Array,
+      listIndex: Int32Array,
+      groups: number,
+      d: number,
+    ): Promise<Float32Array> {
+      const { n, k } = checkShapes(points, centroids, d)
+      const perGroup = groups > 0 ? pointIndex.length / groups : 0
+      const listLength = groups > 0 ? listIndex.length / groups : 0
+      if (
+        !Number.isInteger(groups) ||
+        groups < 0 ||
+        !Number.isInteger(perGroup) ||
+        !Number.isInteger(listLength) ||
+        pointIndex.some((i) => !(i >= 0 && i < n)) ||
+        listIndex.some((j) => !(j >= 0 && j < k))
+      )
+        throw new UsageError(
+          'KERNEL_BAD_SHAPE',
+          `ort kernel: listDots needs ${groups} groups of point rows (< ${n}) and centroid rows (< ${k}), got ${pointIndex.length} and ${listIndex.length}`,
+        )
+      if (groups === 0 || perGroup === 0 || listLength === 0)
+        return new Float32Array(groups * perGroup * listLength)
+      const s = await session(d, 'list-dots')
+      const out = await s.run({
+        [LIST_DOTS_INPUTS.points]: new ort.Tensor('float32', points, [n, d]),
+        [LIST_DOTS_INPUTS.centroids]: new ort.Tensor('float32', centroids, [k, d]),
+        [LIST_DOTS_INPUTS.pointIndex]: new ort.Tensor('int32', pointIndex, [groups, perGroup]),
+        [LIST_DOTS_INPUTS.listIndex]: new ort.Tensor('int32', listIndex, [groups, listLength]),
+      })
+      return out[LIST_DOTS_OUTPUT].data as Float32Array
     },
 
     async groupMinima(
