@@ -137,8 +137,9 @@ describe('the first hour in the web UI (Chromium)', () => {
         .getByLabel(label, { exact: true })
         .locator('option')
         .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
-    expect((await options('Kernel')).sort()).toEqual(['onnx', 'reference'])
-    expect(await page.getByLabel('Kernel', { exact: true }).inputValue()).toBe('onnx')
+    expect((await options('Kernel')).sort()).toEqual(['auto', 'int8', 'onnx', 'reference'])
+    // `auto`: int8 for uint8 data at large k, else onnx (decided by each worker).
+    expect(await page.getByLabel('Kernel', { exact: true }).inputValue()).toBe('auto')
     expect(await options('Broadcast')).toEqual(['chain', 'simple', 'mst', 'bucket'])
     expect(await options('Algorithm')).toEqual(['lloyd', 'hamerly', 'yinyang', 'auto'])
 
