@@ -8,6 +8,23 @@ const LIST_BLOCK_ROWS = 8_192
 const UP = 1 + BOUND_SLACK
 const DOWN = 1 - BOUND_SLACK
 
+/**
+ * The `within` threshold on ‖c_j‖² − 2c_a·c_j that keeps every centroid j within 2·reach of c_a
+ * (centroid a at ‖c_a‖² = `normSq`, error bound `eb`), nudged up by ≥ 8 float32 ulps so that
+ * rounding never lowers it below that radius (else the farthest point of each centroid would
+ * miss its cut and go to the dense re-scan).
+ */
+export function reachThreshold(reach: number, normSq: number, eb: number): number {
+  const radius = (2 * reach * UP) / DOWN
+  const threshold = radius * radius + eb - normSq
+  return threshold + Math.abs(threshold) * 2 ** -20
+}
+
+/** A lower bound on ‖c_j − c_a‖ for every centroid j left out by a `within` threshold (as stored). */
+export function outsideThreshold(threshold: number, normSq: number, eb: number): number {
+  return Math.sqrt(Math.max(0, threshold + normSq - eb)) * DOWN
+}
+
 /** One centroid's neighbours within reach, ascending by (lowered) distance. */
 export interface NeighbourList {
   j: Int32Array
@@ -144,12 +161,8 @@ export class CentroidNeighbourhoods {
       for (let r = 0; r < part.length; r++) {
         const a = part[r] as number
         block.set(centroids.subarray(a * d, a * d + d), r * d)
-        const radius = (2 * (this.reach[a] as number) * UP) / DOWN
         const eb = dense.distanceErrorBound(this.normsSq[a] as number, this.maxNormSq, d)
-        // Nudged up by ≥ 8 float32 ulps so that rounding never lowers it below the radius (else
-        // the farthest point of each centroid would miss its cut and go to the dense re-scan).
-        const threshold = radius * radius + eb - (this.normsSq[a] as number)
-        thresholds[r] = threshold + Math.abs(threshold) * 2 ** -20
+        thresholds[r] = reachThreshold(this.reach[a] as number, this.normsSq[a] as number, eb)
       }
       const got = await dense.within(block, centroids.subarray(0, k * d), thresholds, d)
       this.withinRows += part.length
@@ -164,7 +177,7 @@ export class CentroidNeighbourhoods {
     const { js, ds, maxList, d } = this
     const normSq = this.normsSq[a] as number
     const eb = this.dense?.distanceErrorBound(normSq, this.maxNormSq, d) ?? 0
-    let out = Math.sqrt(Math.max(0, threshold + normSq - eb)) * DOWN
+    let out = outsideThreshold(threshold, normSq, eb)
     let m = 0
     for (let e = got.rowStart[r] as number; e < (got.rowStart[r + 1] as number); e++) {
       const j = got.columns[e] as number

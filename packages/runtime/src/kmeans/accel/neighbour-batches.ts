@@ -8,14 +8,18 @@ import type { NeighbourSettle } from './neighbour-rescan.ts'
 /** A dense kernel with the batched small products of {@link DistanceMatrixKernel.listDots}. */
 export type ListDotsKernel = DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'listDots'>>
 
-/** The rows to settle: point indices (all n when null), their labels and exact own distances². */
-export interface ListRows {
+/** Points (the listed indices, all n when null) with their labels, against rows of `centroids`. */
+export interface LabelledRows {
   points: Float32Array
   d: number
   centroids: Float32Array
   labels: Int32Array
   indices: Int32Array | null
   count: number
+}
+
+/** The rows to settle, with their exact own distances² (by position in the list). */
+export interface ListRows extends LabelledRows {
   ownSq: Float64Array
 }
 
@@ -28,7 +32,7 @@ const UP = 1 + BOUND_SLACK
 const DOWN = 1 - BOUND_SLACK
 
 /** One block: up to {@link MAX_GROUP_POINTS} rows (positions in the row list) sharing centroid a. */
-interface Block {
+export interface Block {
   a: number
   from: number
   to: number
@@ -40,7 +44,7 @@ interface Block {
  * The blocks of the rows grouped by label (`order` = row positions sorted by label), sorted by
  * padded width and list length so a batch pads little.
  */
-function blocksOf(rows: ListRows, hoods: CentroidNeighbourhoods, order: Int32Array): Block[] {
+function blocksOf(rows: LabelledRows, listOf: (a: number) => Int32Array, order: Int32Array): Block[] {
   const { labels, indices, count } = rows
   const blocks: Block[] = []
   let start = 0
@@ -56,12 +60,12 @@ function blocksOf(rows: ListRows, hoods: CentroidNeighbourhoods, order: Int32Arr
     }
     start = end
   }
-  const length = (b: Block) => (hoods.lists[b.a] as NeighbourList).j.length
+  const length = (b: Block) => listOf(b.a).length
   return blocks.sort((x, y) => x.width - y.width || length(x) - length(y))
 }
 
 /** Row positions sorted by label (counting sort). */
-function byLabel(rows: ListRows, k: number): Int32Array {
+function byLabel(rows: LabelledRows, k: number): Int32Array {
   const { labels, indices, count } = rows
   const start = new Int32Array(k + 1)
   for (let r = 0; r < count; r++) start[labels[indices === null ? r : indices[r]] + 1]++
@@ -69,6 +73,68 @@ function byLabel(rows: ListRows, k: number): Int32Array {
   const order = new Int32Array(count)
   for (let r = 0; r < count; r++) order[start[labels[indices === null ? r : indices[r]]]++] = r
   return order
+}
+
+/** One batch's products: block g's point p against its list entry l is dots[(g·length + l)·width + p]. */
+export type BlockVisitor = (
+  block: Block,
+  order: Int32Array,
+  dots: Float32Array,
+  g: number,
+  width: number,
+  length: number,
+) => void
+
+/**
+ * Groups the rows by label into blocks of ≤ {@link MAX_GROUP_POINTS} points sharing a list of
+ * `centroids` rows (`listOf(a)`), batches blocks of equal padded width up to
+ * {@link BATCH_FLOATS} gathered floats, and hands each block's products to `visit`.
+ */
+export async function forEachListBlock(
+  rows: LabelledRows,
+  k: number,
+  listOf: (a: number) => Int32Array,
+  kernel: ListDotsKernel,
+  visit: BlockVisitor,
+): Promise<void> {
+  const { points, d, centroids, indices } = rows
+  const order = byLabel(rows, k)
+  const blocks = blocksOf(rows, listOf, order)
+  const n = points.length / d
+  let b = 0
+  while (b < blocks.length) {
+    const width = (blocks[b] as Block).width
+    let end = b
+    let length = 1
+    while (end < blocks.length && (blocks[end] as Block).width === width) {
+      const l = Math.max(length, listOf((blocks[end] as Block).a).length)
+      if (end > b && (end - b + 1) * l * d > BATCH_FLOATS) break
+      length = l
+      end++
+    }
+    const batch = blocks.slice(b, end)
+    const pointIndex = new Int32Array(batch.length * width)
+    // Padding entries name row 0; their products are never read.
+    const listIndex = new Int32Array(batch.length * length)
+    for (let g = 0; g < batch.length; g++) {
+      const { a, from, to } = batch[g] as Block
+      for (let p = 0; p < width; p++) {
+        const r = order[from + Math.min(p, to - from - 1)] as number
+        pointIndex[g * width + p] = indices === null ? r : (indices[r] as number)
+      }
+      listIndex.set(listOf(a), g * length)
+    }
+    const dots = await kernel.listDots(
+      points.subarray(0, n * d),
+      centroids,
+      pointIndex,
+      listIndex,
+      batch.length,
+      d,
+    )
+    for (let g = 0; g < batch.length; g++) visit(batch[g] as Block, order, dots, g, width, length)
+    b = end
+  }
 }
 
 /**
@@ -88,49 +154,18 @@ export async function settleThroughBatches(
   kernel: ListDotsKernel,
   settle: NeighbourSettle,
 ): Promise<{ evaluated: number; unsettled: Int32Array }> {
-  const { points, d, centroids, indices } = rows
-  const order = byLabel(rows, k)
-  const blocks = blocksOf(rows, hoods, order)
+  const { d, centroids } = rows
   const centroidNormsSq = rowNormsSq(centroids, k, d)
   let maxNormSq = 0
   for (const v of centroidNormsSq) if (v > maxNormSq) maxNormSq = v
   const scan = new BlockScan(rows, hoods, centroidNormsSq, maxNormSq, kernel, settle)
-  const n = points.length / d
-  let b = 0
-  while (b < blocks.length) {
-    const width = (blocks[b] as Block).width
-    let end = b
-    let length = 1
-    while (end < blocks.length && (blocks[end] as Block).width === width) {
-      const l = Math.max(length, (hoods.lists[(blocks[end] as Block).a] as NeighbourList).j.length)
-      if (end > b && (end - b + 1) * l * d > BATCH_FLOATS) break
-      length = l
-      end++
-    }
-    const batch = blocks.slice(b, end)
-    const pointIndex = new Int32Array(batch.length * width)
-    const listIndex = new Int32Array(batch.length * length)
-    for (let g = 0; g < batch.length; g++) {
-      const { a, from, to } = batch[g] as Block
-      for (let p = 0; p < width; p++) {
-        const r = order[from + Math.min(p, to - from - 1)] as number
-        pointIndex[g * width + p] = indices === null ? r : (indices[r] as number)
-      }
-      const list = (hoods.lists[a] as NeighbourList).j
-      listIndex.fill(a, g * length, (g + 1) * length)
-      listIndex.set(list, g * length)
-    }
-    const dots = await kernel.listDots(
-      points.subarray(0, n * d),
-      centroids.subarray(0, k * d),
-      pointIndex,
-      listIndex,
-      batch.length,
-      d,
-    )
-    for (let g = 0; g < batch.length; g++) scan.block(batch[g] as Block, order, dots, g, width, length)
-    b = end
-  }
+  await forEachListBlock(
+    { ...rows, centroids: centroids.subarray(0, k * d) },
+    k,
+    (a) => (hoods.lists[a] as NeighbourList).j,
+    kernel,
+    (block, order, dots, g, width, length) => scan.block(block, order, dots, g, width, length),
+  )
   return { evaluated: scan.evaluated, unsettled: Int32Array.from(scan.unsettled) }
 }
 
