@@ -256,7 +256,20 @@ export class CentroidNeighbourhoods {
   private setList(a: number, m: number, out: number): void {
     const { js, ds } = this
     this.outside[a] = out
-    const order = Array.from({ length: m }, (_, p) => p).sort((p, q) => ds[p] - ds[q] || js[p] - js[q])
-    this.lists[a] = { j: Int32Array.from(order, (p) => js[p]), dist: Float64Array.from(order, (p) => ds[p]) }
+    // Insertion sort in place by (distance, index): lists are short (~44 at k = 20,000, ≤ k/64),
+    // and sorting an index array through a closure cost ~0.3 s over 20,000 lists.
+    for (let p = 1; p < m; p++) {
+      const dp = ds[p] as number
+      const jp = js[p] as number
+      let q = p - 1
+      while (q >= 0 && ((ds[q] as number) > dp || ((ds[q] as number) === dp && (js[q] as number) > jp))) {
+        ds[q + 1] = ds[q] as number
+        js[q + 1] = js[q] as number
+        q--
+      }
+      ds[q + 1] = dp
+      js[q + 1] = jp
+    }
+    this.lists[a] = { j: js.slice(0, m), dist: ds.slice(0, m) }
   }
 }

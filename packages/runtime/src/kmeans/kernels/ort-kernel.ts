@@ -70,6 +70,9 @@ const FLOAT32_UNIT_ROUNDOFF = 2 ** -24
 // Below this k, blocks grow so that rows × k stays about blockRows × SCALE_FROM_K.
 const SCALE_FROM_K = 1_024
 
+/** Columns per group of the `within` graph: its `Less` + `NonZero` run over k / 32 group minima, not k values. */
+const WITHIN_GROUP = 32
+
 /** From this k on, `assign` runs the two-level (grouped) graph; below it the flat one is faster. */
 export const GROUPED_ASSIGN_MIN_K = 256
 /** From this k on, `nearestTwo` runs the two-level (grouped) graph (measured crossover ~800). */
@@ -423,38 +426,46 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
           `ort kernel: within needs one threshold per point (${n}), got ${thresholds.length}`,
         )
       const rowStart = new Int32Array(n + 1)
-      const columnParts: Int32Array[] = []
-      const partialParts: Float32Array[] = []
+      const columns: number[] = []
+      const values: number[] = []
       if (n > 0) {
         const s = await session(d, 'within')
-        const c = new ort.Tensor('float32', centroids, [k, d])
-        const cn = new ort.Tensor('float32', centroidNormsSq(centroids, k, d), [k])
-        const step = rowsPerBlock(k)
+        const { c, cn } = paddedCentroidFeeds(centroids, k, d, Math.ceil(k / WITHIN_GROUP) * WITHIN_GROUP)
+        const groups = Math.ceil(k / WITHIN_GROUP)
+        const shape = new ort.Tensor(
+          'int64',
+          BigInt64Array.from([0n, BigInt(groups), BigInt(WITHIN_GROUP)]),
+          [3],
+        )
+        const step = rowsPerBlock(groups * WITHIN_GROUP)
         for (let start = 0; start < n; start += step) {
           const end = Math.min(n, start + step)
           const out = await s.run({
             ...feeds(points, start, end, d, c, cn),
             [WITHIN_THRESHOLD]: new ort.Tensor('float32', thresholds.subarray(start, end), [end - start, 1]),
+            [ASSIGN_GRAPH_INPUTS.groupShape]: shape,
           })
           const pairs = out[WITHIN_OUTPUTS.pairs].data as Int32Array
+          const groupValues = out[WITHIN_OUTPUTS.partial].data as Float32Array
           const count = pairs.length / 2
-          // NonZero is row-major: each row's entries are contiguous, columns ascending.
-          for (let e = 0; e < count; e++) rowStart[start + (pairs[e] as number) + 1]++
-          columnParts.push(pairs.slice(count))
-          partialParts.push((out[WITHIN_OUTPUTS.partial].data as Float32Array).slice())
+          // NonZero is row-major: each row's groups come contiguous and ascending, so do its columns.
+          for (let e = 0; e < count; e++) {
+            const row = start + (pairs[e] as number)
+            const threshold = thresholds[row] as number
+            const first = (pairs[count + e] as number) * WITHIN_GROUP
+            for (let t = 0; t < WITHIN_GROUP && first + t < k; t++) {
+              const v = groupValues[e * WITHIN_GROUP + t] as number
+              if (!(v < threshold)) continue
+              columns.push(first + t)
+              values.push(v)
+              rowStart[row + 1]++
+            }
+          }
           for (const t of Object.values(out)) t.dispose()
         }
       }
       for (let r = 0; r < n; r++) rowStart[r + 1] += rowStart[r]
-      const columns = new Int32Array(rowStart[n] as number)
-      const partial = new Float32Array(rowStart[n] as number)
-      let at = 0
-      for (let p = 0; p < columnParts.length; p++) {
-        columns.set(columnParts[p] as Int32Array, at)
-        partial.set(partialParts[p] as Float32Array, at)
-        at += (columnParts[p] as Int32Array).length
-      }
-      return { rowStart, columns, partial }
+      return { rowStart, columns: Int32Array.from(columns), partial: Float32Array.from(values) }
     },
 
     async listDots(
