@@ -3,7 +3,9 @@ import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
 import type { CentroidNeighbourhoods, NeighbourList } from './centroid-neighbourhoods.ts'
 import { rowNormsSq } from './dense-pass.ts'
-import type { NeighbourSettle } from './neighbour-rescan.ts'
+
+/** What a neighbourhood re-scan decided for one point: its exact nearest and a bound on all others. */
+export type NeighbourSettle = (i: number, best: number, bestDist: number, othersLower: number) => void
 
 /** A dense kernel with the batched small products of {@link DistanceMatrixKernel.listDots}. */
 export type ListDotsKernel = DistanceMatrixKernel & Required<Pick<DistanceMatrixKernel, 'listDots'>>

@@ -2,10 +2,12 @@ import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { BOUND_SLACK } from './accel-state.ts'
 import { CentroidNeighbourhoods, type NeighbourList } from './centroid-neighbourhoods.ts'
-import { type ListDotsKernel, NearestSoFar, settleThroughBatches } from './neighbour-batches.ts'
-
-/** What {@link neighbourRescan} decided for one point: its exact nearest and a bound on all others. */
-export type NeighbourSettle = (i: number, best: number, bestDist: number, othersLower: number) => void
+import {
+  type ListDotsKernel,
+  NearestSoFar,
+  type NeighbourSettle,
+  settleThroughBatches,
+} from './neighbour-batches.ts'
 
 /** What {@link neighbourRescan} did. */
 export interface NeighbourRescanResult {
