@@ -69,7 +69,7 @@ describe('dataset imports run in a child process', () => {
       expect(res.status).toBe(200)
       await res.arrayBuffer()
       latencies.push(performance.now() - t0)
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await new Promise((resolve) => setTimeout(resolve, 10))
     }
     const dataset = await final
     expect(dataset.status).toBe('failed')
@@ -79,7 +79,9 @@ describe('dataset imports run in a child process', () => {
     console.log(
       `${dataset.error?.code}: /api/health answered ${latencies.length} times during the import, max ${Math.max(...latencies).toFixed(1)} ms`,
     )
-    expect(latencies.length).toBeGreaterThan(5)
+    // Health was asked during the import, more than once (the import can fail within ~0.3 s on an
+    // idle machine: 5 answers at a 50 ms pace made a flaky "> 5").
+    expect(latencies.length).toBeGreaterThan(2)
     // A correctness bound, not a benchmark: in-process, this import stalls or kills the server.
     expect(Math.max(...latencies)).toBeLessThan(500)
     expect(await hasTemporary(server.app.home.datasets)).toBe(false)
