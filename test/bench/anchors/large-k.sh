@@ -19,7 +19,10 @@
 # between many centroids for longer), SEED (1), ITERS (15),
 # ANCHOR_ITERS (2), WORKERS (1), SLOTS (1), SKIP_LLOYD (1: skip the lloyd run and the check),
 # TOL (0: Codebook stops only when no label changes; else the relative inertia change that stops it,
-# as `--tol`), SKIP_FAISS (1: time scikit-learn only), OUT (work dir). Codebook's peak RSS is reported
+# as `--tol`), SKIP_FAISS (1: time scikit-learn only), OUT (work dir), DTYPE (float32; uint8 writes
+# HOG-like bytes, which scikit-learn and FAISS read as float32 — their only path — while Codebook's
+# `auto` runs them on the int8 kernel, and a third Codebook run, `auto` with `--kernel onnx`, gives
+# the float32 pass on the same bytes: the output's ratios.autoVsCodebookFloat32). Codebook's peak RSS is reported
 # for the driver and the largest worker (separate processes) and their sum. Needs Debian's python3-sklearn and python3-faiss (/usr/bin/python3).
 set -euo pipefail
 N=${N:-200000}
@@ -34,6 +37,7 @@ SLOTS=${SLOTS:-1}
 SKIP_LLOYD=${SKIP_LLOYD:-0}
 SKIP_FAISS=${SKIP_FAISS:-0}
 TOL=${TOL:-0}
+DTYPE=${DTYPE:-float32}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 OUT=${OUT:-$(mktemp -d)}
@@ -41,11 +45,12 @@ mkdir -p "$OUT"
 rm -f "$OUT"/codebook-*.json "$OUT"/anchors.json
 source "$HERE/openblas-coretype.sh"
 cd "$ROOT/packages/runtime"
-npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --out "$OUT" >"$OUT/data.json"
+npx tsx bench/kmeans/write-bench-data.ts --n "$N" --d "$D" --k "$K" --blobs "$BLOBS" --seed "$SEED" --dtype "$DTYPE" --out "$OUT" >"$OUT/data.json"
+# bench ALGORITHM [NAME [KERNEL]]: one Codebook run into codebook-NAME.json (NAME defaults to ALGORITHM).
 bench() {
   node --conditions=@codebook/source --import tsx src/cli/entry.ts bench kmeans \
     --data "$OUT/points.npy" --init "$OUT/init.npy" --k "$K" --iterations "$ITERS" --tol "$TOL" \
-    --algorithm "$1" --workers "$WORKERS" --slots "$SLOTS" --json >"$OUT/codebook-$1.json"
+    --algorithm "$1" --kernel "${3:-auto}" --workers "$WORKERS" --slots "$SLOTS" --json >"$OUT/codebook-${2:-$1}.json"
 }
 FAISS_FLAG=()
 [[ "$SKIP_FAISS" == 1 ]] && FAISS_FLAG=(--skip-faiss)
@@ -54,6 +59,10 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
 echo "load after the anchors: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
 bench auto
 echo "load after auto: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
+if [[ "$DTYPE" == uint8 ]]; then
+  bench auto float32 onnx
+  echo "load after auto on float32 (onnx): $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
+fi
 if [[ "$SKIP_LLOYD" != 1 ]]; then
   bench lloyd
   echo "load after lloyd: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)" >&2
@@ -66,6 +75,7 @@ const read = (f) => JSON.parse(fs.readFileSync(`${dir}/${f}.json`, "utf8"))
 const anchors = read("anchors")
 const auto = read("codebook-auto")
 const lloyd = fs.existsSync(`${dir}/codebook-lloyd.json`) ? read("codebook-lloyd") : null
+const float32 = fs.existsSync(`${dir}/codebook-float32.json`) ? read("codebook-float32") : null
 const autoMs = auto.totalMs
 // The anchors pay the same n·k·d every iteration: their mean per iteration times ITERS, and times
 // the iterations Codebook ran.
@@ -80,13 +90,25 @@ const out = {
   note: `scikit-learn${anchors.faiss ? " and FAISS" : " (FAISS skipped)"}: timed for ${anchors.timedIterations} iterations, projected to ${iters} and to ${auto.iterations}; Codebook: ${auto.iterations} iterations run (of at most ${iters})`,
   sklearnLloyd: anchors.sklearn,
   faiss: anchors.faiss,
-  codebookAuto: { totalMs: Math.round(autoMs), iterations: auto.iterations, distanceFraction: +auto.distanceFraction.toFixed(4), peakRssMB: Math.round(auto.peakRssMB), driverPeakRssMB: Math.round(auto.driverPeakRssMB), workerPeakRssMB: Math.round(auto.workerPeakRssMB), driverPlusWorkerRssMB: Math.round(auto.driverPeakRssMB + auto.workerPeakRssMB), inertia: auto.inertia, perIteration: auto.perIteration.map((p) => ({ ms: p.ms, map: p.stageMs.map, distanceFraction: p.distanceFraction })) },
+  codebookAuto: { kernel: auto.kernel, heldAs: auto.heldAs, totalMs: Math.round(autoMs), iterations: auto.iterations, distanceFraction: +auto.distanceFraction.toFixed(4), peakRssMB: Math.round(auto.peakRssMB), driverPeakRssMB: Math.round(auto.driverPeakRssMB), workerPeakRssMB: Math.round(auto.workerPeakRssMB), driverPlusWorkerRssMB: Math.round(auto.driverPeakRssMB + auto.workerPeakRssMB), inertia: auto.inertia, perIteration: auto.perIteration.map((p) => ({ ms: p.ms, map: p.stageMs.map, distanceFraction: p.distanceFraction })) },
   ratios: {
     autoVsSklearnAtIters: +(autoMs / (anchors.sklearn.projectedSecondsAtIters * 1000)).toFixed(4),
     autoVsFaissAtIters: anchors.faiss ? +(autoMs / (anchors.faiss.projectedSecondsAtIters * 1000)).toFixed(4) : null,
     autoVsSklearnAtCodebookIterations: +(autoMs / (anchors.sklearn.projectedSecondsAtCodebookIterations * 1000)).toFixed(4),
     autoVsFaissAtCodebookIterations: anchors.faiss ? +(autoMs / (anchors.faiss.projectedSecondsAtCodebookIterations * 1000)).toFixed(4) : null,
   },
+}
+if (float32) {
+  out.codebookFloat32 = { kernel: float32.kernel, totalMs: Math.round(float32.totalMs), iterations: float32.iterations, inertia: float32.inertia, perIteration: float32.perIteration.map((p) => p.ms) }
+  out.ratios.autoVsCodebookFloat32 = +(autoMs / float32.totalMs).toFixed(4)
+  out.ratios.firstPassVsFloat32 = +(auto.perIteration[0].ms / float32.perIteration[0].ms).toFixed(4)
+  // The int8 pass gives the exact labels: the same trajectory and inertia as the float32 pass.
+  const rel = Math.abs(auto.inertia - float32.inertia) / float32.inertia
+  if (!(rel <= 1e-6) || auto.iterations !== float32.iterations) {
+    console.log(JSON.stringify(out, null, 2))
+    console.error(`int8 and float32 disagree: inertia ${auto.inertia} vs ${float32.inertia} (relative ${rel}), iterations ${auto.iterations} vs ${float32.iterations}`)
+    process.exit(1)
+  }
 }
 if (lloyd) {
   out.codebookLloyd = { totalMs: Math.round(lloyd.totalMs), iterations: lloyd.iterations, inertia: lloyd.inertia }
