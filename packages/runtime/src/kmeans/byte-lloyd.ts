@@ -1,12 +1,11 @@
-import type { AccelState } from './accel/accel-state.ts'
-import { createHamerlyState, type HamerlyOptions } from './accel/hamerly.ts'
+import type { AccelState, AllNearestTwo } from './accel/accel-state.ts'
 import { createLloydState } from './accel/lloyd.ts'
-import type { AssignKernel, DistanceMatrixKernel, NearestTwo } from './kernels/assign-kernel.ts'
+import type { AssignKernel, NearestTwo } from './kernels/assign-kernel.ts'
 
 /** A kernel that scans uint8 points as stored (the int8 kernel). */
 export type ByteKernel = AssignKernel & Required<Pick<AssignKernel, 'assignBytes'>>
 
-/** A byte kernel that also gives uint8 points' exact nearest two (the int8 kernel): Hamerly's full passes. */
+/** A byte kernel that also gives uint8 points' exact nearest two (the int8 kernel): Hamerly's and Yinyang's full passes. */
 export type ByteNearestTwoKernel = ByteKernel & {
   nearestTwoBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<NearestTwo>
 }
@@ -47,24 +46,14 @@ export function createByteLloydState(
 }
 
 /**
- * Hamerly over a map task's uint8 points: its nearest-two passes over all points (the first full
- * pass — about half a run's time at k = 20,000 — and a later full-pass iteration) run on `kernel`'s
- * `nearestTwoBytes` over `bytes`, exact (error bound 0), while the bounds, re-scans, moved sets and
- * neighbourhoods stay on `dense` (a float32 kernel, `onnx`) over `points`, the same rows widened to
- * float32. So the task holds both (5·n·d bytes, n·d more than Hamerly on float32 alone).
+ * The exact nearest two of a map task's uint8 points from `kernel`'s `nearestTwoBytes` over
+ * `bytes` (error bound 0), as the `allNearestTwo` of Hamerly and Yinyang (`AccelOptions`): their
+ * nearest-two passes over all points — Hamerly's first full pass (about half a run's time at
+ * k = 20,000) and its full-pass iterations, Yinyang's full passes, where every group bound becomes
+ * the exact second best — scan the bytes, while the bounds, re-scans, moved sets, group passes
+ * and neighbourhoods stay on a float32 dense kernel (`onnx`) over the same rows widened to float32.
+ * So the task holds both (5·n·d bytes, n·d more than on float32 alone).
  */
-export function createByteHamerlyState(
-  points: Float32Array,
-  bytes: Uint8Array,
-  n: number,
-  d: number,
-  kernel: ByteNearestTwoKernel,
-  dense: DistanceMatrixKernel,
-  options: Omit<HamerlyOptions, 'dense' | 'allNearestTwo'> = {},
-): AccelState {
-  return createHamerlyState(points, n, d, {
-    ...options,
-    dense,
-    allNearestTwo: (centroids, dim) => kernel.nearestTwoBytes(bytes, centroids, dim),
-  })
+export function byteNearestTwo(kernel: ByteNearestTwoKernel, bytes: Uint8Array): AllNearestTwo {
+  return (centroids, d) => kernel.nearestTwoBytes(bytes, centroids, d)
 }

@@ -16,7 +16,7 @@ import { asFloat32, asFloat64, bytesOf } from '../framework/control-channel.ts'
 import { createRng } from '../random/rng.ts'
 import { addTotals } from '../transport/byte-counters.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
-import type { AccelState } from './accel/accel-state.ts'
+import type { AccelState, AllNearestTwo } from './accel/accel-state.ts'
 import {
   type ApproximateState,
   addRecall,
@@ -33,12 +33,7 @@ import { createHamerlyState } from './accel/hamerly.ts'
 import { createLloydState } from './accel/lloyd.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
-import {
-  createByteHamerlyState,
-  createByteLloydState,
-  hasByteNearestTwo,
-  isByteKernel,
-} from './byte-lloyd.ts'
+import { byteNearestTwo, createByteLloydState, hasByteNearestTwo, isByteKernel } from './byte-lloyd.ts'
 import { centroidBlockCombiner } from './centroid-combine.ts'
 import { pruneCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
@@ -68,7 +63,7 @@ interface MapTask {
   lloyd: AccelState
   /** The HNSW assignment of `assignment: 'approximate'` (then it replaces `exact`). */
   approximate: ApproximateState | null
-  /** A float32 kernel built beside a byte kernel for Hamerly's other passes (see `load`), disposed with it. */
+  /** A float32 kernel built beside a byte kernel for Hamerly's or Yinyang's other passes (see `load`), disposed with it. */
   companion?: AssignKernel
 }
 
@@ -80,20 +75,24 @@ function denseKernel(kernel: AssignKernel): DistanceMatrixKernel | undefined {
     : undefined
 }
 
-/** Creates the exact assignment strategy of `algorithm` over a task's points (`lloyd` for Lloyd). */
+/**
+ * Creates the exact assignment strategy of `algorithm` over a task's points (`lloyd` for Lloyd);
+ * `allNearestTwo`: Hamerly's or Yinyang's nearest two over all points from the same rows as bytes.
+ */
 function createExactState(
   algorithm: KmeansAlgorithm,
   points: Float32Array,
   d: number,
   kernel: AssignKernel,
   lloyd: AccelState,
+  allNearestTwo?: AllNearestTwo,
 ): AccelState {
   if (algorithm === 'lloyd') return lloyd
   const n = d === 0 ? 0 : points.length / d
-  const dense = denseKernel(kernel)
+  const options = { dense: denseKernel(kernel), allNearestTwo }
   return algorithm === 'hamerly'
-    ? createHamerlyState(points, n, d, { dense })
-    : createYinyangState(points, n, d, { dense })
+    ? createHamerlyState(points, n, d, options)
+    : createYinyangState(points, n, d, options)
 }
 
 /** The op ids of one iteration's collectives (`OPS_PER_ITERATION` consecutive ids). */
@@ -301,7 +300,8 @@ export class KmeansWorkerState {
     // Bytes stay bytes: a uint8 partition is held (n·d bytes) and scanned as uint8 when every task's
     // kernel takes bytes (int8) under exact Lloyd. Elsewhere it widens to float32 here, once (4·n·d
     // bytes): Hamerly, Yinyang and the approximate assignment keep float32 points and call float32
-    // distance-matrix kernels, and a float32 kernel (`--kernel onnx` / `reference`) takes float32.
+    // distance-matrix kernels (Hamerly and Yinyang keep the bytes too on int8, below), and a float32
+    // kernel (`--kernel onnx` / `reference`) takes float32.
     // As bytes, values still widen one at a time, never as a copy of the rows: the cluster sums
     // accumulate in float64 and the int8 kernel settles uncertain labels with exact float64
     // distances (its candidate scores are int32 products, converted to float32 scores).
@@ -312,13 +312,15 @@ export class KmeansWorkerState {
       assignment === 'exact' &&
       kernels.every(isByteKernel)
     const data = rows instanceof Uint8Array && !keepBytes ? Float32Array.from(rows) : rows
-    // Hamerly on a byte kernel (int8) over uint8 data keeps the bytes too (n·d more than the
-    // float32 copy, 5·n·d in all): its nearest-two passes over all points (the first, about half a
-    // run at k = 20,000) scan them exactly with `nearestTwoBytes`; its bounds, re-scans, moved sets
-    // and neighbourhoods use the float32 copy on a float32 `onnx` kernel built beside it.
-    const byteHamerly =
+    // Hamerly or Yinyang on a byte kernel (int8) over uint8 data keeps the bytes too (n·d more than
+    // the float32 copy, 5·n·d in all): their nearest-two passes over all points (Hamerly's first,
+    // about half a run at k = 20,000, and its full-pass iterations; Yinyang's full passes, every
+    // group bound then the exact second best) scan them exactly with `nearestTwoBytes`
+    // (`byteNearestTwo`); their bounds, re-scans, moved sets, group passes and neighbourhoods use
+    // the float32 copy on a float32 `onnx` kernel built beside it.
+    const byteBounded =
       rows instanceof Uint8Array &&
-      algorithm === 'hamerly' &&
+      (algorithm === 'hamerly' || algorithm === 'yinyang') &&
       assignment === 'exact' &&
       kernels.every(hasByteNearestTwo)
     const b = blockBounds(n, slots)
@@ -353,10 +355,10 @@ export class KmeansWorkerState {
       const algorithm = approximate ? 'lloyd' : (req.algorithm ?? 'lloyd')
       let companion: AssignKernel | undefined
       let exact: AccelState
-      if (byteHamerly && hasByteNearestTwo(kernel)) {
+      if (byteBounded && hasByteNearestTwo(kernel)) {
         companion = await namedKernel('onnx')({ threads })
         const bytes = (rows as Uint8Array).subarray(b[t]! * req.d, b[t + 1]! * req.d)
-        exact = createByteHamerlyState(pts, bytes, taskN, req.d, kernel, companion as DistanceMatrixKernel)
+        exact = createExactState(algorithm, pts, req.d, companion, lloyd, byteNearestTwo(kernel, bytes))
       } else exact = createExactState(algorithm, pts, req.d, kernel, lloyd)
       if (req.k !== undefined) await (approximate ?? exact).prepare(req.k)
       this.tasks.push({

@@ -10,8 +10,8 @@ import { readCheckpoint } from './checkpoint.ts'
 import { type KmeansRunOptions, type KmeansRunResult, runKmeans } from './run-kmeans.ts'
 
 // A uint8 dataset through real workers: held as bytes and scanned by the int8 kernel under exact
-// Lloyd (kernel `int8`; `auto` from INT8_AUTO_MIN_K centroids), and under Hamerly its full passes
-// on the bytes, with the reference kernel's centroids bit for bit.
+// Lloyd (kernel `int8`; `auto` from INT8_AUTO_MIN_K centroids), and under Hamerly and Yinyang their
+// full passes on the bytes, with the reference kernel's centroids bit for bit.
 
 const N = 3000
 const D = 24
@@ -88,21 +88,40 @@ describe('uint8 data through real workers', () => {
     expect(reference.centroids[0]).not.toEqual(reference.centroids.at(-1))
   }, 120_000)
 
-  it('Hamerly on the int8 kernel (full passes on the bytes, the rest on float32) gives the reference Lloyd centroids every iteration, bit for bit', async () => {
+  it('Hamerly and Yinyang on the int8 kernel (full passes on the bytes, the rest on float32) give the reference Lloyd centroids every iteration, bit for bit', async () => {
     // k = 64: each task's first pass is worth a kernel call (denseRescanPays), so it runs on bytes.
     const k = 64
     const { points, init: rows } = byteBenchData(N, D, k, 3, 9)
     for (let i = 0; i < 40; i++) points.copyWithin((N - 1 - i) * D, i * D, i * D + D)
+    // Centroids 1 and 2 a float32 ulp apart (equal int8 codes), centroid 4 a copy of 3 (exact ties).
+    rows.copyWithin(2 * D, D, 2 * D)
+    rows[2 * D] = rows[D]! + Math.max(rows[D]! * 2 ** -23, 2 ** -126)
+    rows.copyWithin(4 * D, 3 * D, 4 * D)
     const data = join(dir, 'points-k64.npy')
     await writeNpy(data, points, N, D)
-    const over = { data: { kind: 'npy', file: data, n: N, d: D }, init: rows } as const
-    const reference = await traced('k64-reference', { ...over, kernel: 'reference' }, k)
-    const hamerly = await traced('k64-hamerly-int8', { ...over, kernel: 'int8', algorithm: 'hamerly' }, k)
-    expect([hamerly.run.kernel, hamerly.run.heldAs]).toEqual(['int8', 'float32'])
-    expect(hamerly.centroids).toEqual(reference.centroids)
-    expect(hamerly.inertia).toEqual(reference.inertia)
-    expect(hamerly.reassigned).toEqual(reference.reassigned)
-    expect(reference.reassigned.at(-1)).toBeLessThan(reference.reassigned[0]!)
+    const over = { data: { kind: 'npy', file: data, n: N, d: D } } as const
+    const cold = await traced('k64-reference', { ...over, init: rows, kernel: 'reference' }, k)
+    expect(cold.reassigned.at(-1)).toBeLessThan(cold.reassigned[0]!)
+    // Also from the second centroids: smaller drifts, so the first pass's bounds decide more labels.
+    for (const [start, init] of [
+      ['cold', rows],
+      ['warm', cold.centroids[1]!],
+    ] as const) {
+      const reference =
+        start === 'cold' ? cold : await traced(`k64-${start}`, { ...over, init, kernel: 'reference' }, k)
+      for (const algorithm of ['hamerly', 'yinyang'] as const) {
+        const name = `${start} ${algorithm}`
+        const bytes = await traced(
+          `k64-${start}-${algorithm}-int8`,
+          { ...over, init, kernel: 'int8', algorithm },
+          k,
+        )
+        expect([bytes.run.kernel, bytes.run.heldAs], name).toEqual(['int8', 'float32'])
+        expect(bytes.centroids, name).toEqual(reference.centroids)
+        expect(bytes.inertia, name).toEqual(reference.inertia)
+        expect(bytes.reassigned, name).toEqual(reference.reassigned)
+      }
+    }
   }, 120_000)
 
   it('auto widens where bytes cannot be scanned; onnx forces float32', async () => {
@@ -110,10 +129,12 @@ describe('uint8 data through real workers', () => {
       // Below INT8_AUTO_MIN_K centroids the float32 pass is the faster one.
       [{ kernel: 'auto' }, 'onnx', 'float32'],
       [{ kernel: 'auto', algorithm: 'hamerly' }, 'onnx', 'float32'],
+      [{ kernel: 'auto', algorithm: 'yinyang' }, 'onnx', 'float32'],
       [{ kernel: 'auto', assignment: 'approximate' }, 'onnx', 'float32'],
       [{ kernel: 'onnx' }, 'onnx', 'float32'],
-      // A forced int8 kernel under Hamerly: bounds need float32 points (bytes kept for its full passes).
+      // A forced int8 kernel under Hamerly or Yinyang: bounds need float32 points (bytes kept for the full passes).
       [{ kernel: 'int8', algorithm: 'hamerly' }, 'int8', 'float32'],
+      [{ kernel: 'int8', algorithm: 'yinyang' }, 'int8', 'float32'],
     ]
     for (const [over, kernel, heldAs] of cases) {
       const { run } = await traced(`case-${kernel}-${over.algorithm ?? over.assignment}`, {

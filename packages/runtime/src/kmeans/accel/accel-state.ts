@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.ts'
-import type { AssignKernel, DistanceMatrixKernel, KernelPass } from '../kernels/assign-kernel.ts'
+import type { AssignKernel, DistanceMatrixKernel, KernelPass, NearestTwo } from '../kernels/assign-kernel.ts'
 
 /**
  * One iteration's assignment by an accelerated (bounded) algorithm: the labels only. Skipping a
@@ -67,7 +67,20 @@ export interface AccelOptions {
    * kernel (tests use it to exercise the dense paths on small data).
    */
   denseMinWork?: number
+  /**
+   * Every point's nearest two for the nearest-two passes over all points (Hamerly's first full
+   * pass and its full-pass iterations, Yinyang's full passes) instead of `dense.nearestTwo`: the
+   * int8 kernel over the same rows held as bytes (`byte-lloyd.ts`, `byteNearestTwo`). Needs a dense
+   * kernel with `nearestTwo` (the other passes, and rows for exact ties, stay on it).
+   */
+  allNearestTwo?: AllNearestTwo
 }
+
+/**
+ * Every point's nearest two from elsewhere than the dense kernel's `nearestTwo` over the float32
+ * rows: the int8 kernel's `nearestTwoBytes` over the same rows held as bytes.
+ */
+export type AllNearestTwo = (centroids: Float32Array, d: number) => Promise<NearestTwo>
 
 /**
  * From this much work (count · k · d multiply-adds) a re-scan is worth a dense kernel call: a

@@ -1,6 +1,6 @@
-import type { DistanceMatrixKernel, NearestTwo } from '../kernels/assign-kernel.ts'
+import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
-import { BOUND_SLACK } from './accel-state.ts'
+import { type AllNearestTwo, BOUND_SLACK } from './accel-state.ts'
 
 /**
  * Receives one point's row of squared distances to all k centroids. `row[offset + j]` is within
@@ -136,12 +136,6 @@ export type NearestTwoVisitor = (
 
 // Rows gathered per nearestTwo call: the kernel blocks further inside; this bounds the copy.
 const NEAREST_TWO_GATHER_ROWS = 16_384
-
-/**
- * Every point's nearest two from elsewhere than the dense kernel's `nearestTwo` over the float32
- * rows: the int8 kernel's `nearestTwoBytes` over the same rows held as bytes (Hamerly's full passes).
- */
-export type AllNearestTwo = (centroids: Float32Array, d: number) => Promise<NearestTwo>
 
 /**
  * The nearest two centroids of the listed points (all of `points` when null) through a kernel's `nearestTwo` (k ≥ 2),

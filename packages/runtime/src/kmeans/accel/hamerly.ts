@@ -9,7 +9,7 @@ import {
   iterationResult,
 } from './accel-state.ts'
 import { BoundedAssignment } from './bounded-assignment.ts'
-import { type AllNearestTwo, centroidDrift, forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
+import { centroidDrift, forEachDistanceRow, rowNormsSq } from './dense-pass.ts'
 import { fullPassBeats, type HamerlyBounds, movedSetBounds, planMovedSet } from './hamerly-moved-set.ts'
 import { neighbourRescan } from './neighbour-rescan.ts'
 import { RowResolver, rescanPoints, UNSETTLED } from './row-resolution.ts'
@@ -53,13 +53,6 @@ export interface HamerlyOptions extends AccelOptions {
    * k ≥ {@link NEIGHBOUR_RESCAN_MIN_K}.
    */
   neighbours?: boolean
-  /**
-   * Every point's nearest two for the nearest-two passes over all points (the first full pass, and
-   * a full-pass iteration the neighbourhoods do not take) instead of `dense.nearestTwo`: the int8
-   * kernel over the same rows held as bytes (`byte-lloyd.ts`, `createByteHamerlyState`). Needs a
-   * dense kernel with `nearestTwo` (the other passes, and rows for exact ties, stay on it).
-   */
-  allNearestTwo?: AllNearestTwo
 }
 
 /**

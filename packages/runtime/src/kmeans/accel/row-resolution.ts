@@ -1,13 +1,8 @@
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
-import { BOUND_SLACK } from './accel-state.ts'
+import { type AllNearestTwo, BOUND_SLACK } from './accel-state.ts'
 import type { CentroidGroups } from './centroid-groups.ts'
-import {
-  type AllNearestTwo,
-  type DistanceRowVisitor,
-  forEachDistanceRow,
-  forEachNearestTwo,
-} from './dense-pass.ts'
+import { type DistanceRowVisitor, forEachDistanceRow, forEachNearestTwo } from './dense-pass.ts'
 
 /**
  * The row-resolution core the bounded strategies share: how a point is settled exactly from a

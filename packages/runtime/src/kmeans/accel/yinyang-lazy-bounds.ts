@@ -202,7 +202,7 @@ export class LazyGroupBounds {
   }
 
   /** glb[i] = min over the groups of point i's (just rebuilt) bounds, for the listed points (all when null). */
-  private refreshGlobalBounds(indices: Int32Array | null): void {
+  refreshGlobalBounds(indices: Int32Array | null): void {
     const count = indices === null ? this.s.n : indices.length
     for (let r = 0; r < count; r++) this.refreshGlobalBound(indices === null ? r : indices[r])
   }

@@ -44,7 +44,9 @@ export interface YinyangOptions extends AccelOptions {
    * when the kernel has it): the two best per point, every group bound set to the second
    * best — as cheap as one Lloyd assignment; the groups then only differ by their drifts.
    * `rows`: all k distances, exact per-group bounds (tighter, ~1.5–3× the cost per pass).
-   * Ignored by `grouped` re-scans, which always start from full rows (they need exact group bounds).
+   * Ignored by `grouped` re-scans, whose first pass takes group minima — or, given
+   * `allNearestTwo`, the nearest two from it (every group bound the second best) — and whose
+   * re-scans take full rows or per-group blocks.
    */
   denseFetch?: 'nearest-two' | 'rows'
 }
@@ -117,7 +119,14 @@ export class YinyangState extends BoundedAssignment {
         fullRowFraction: options.fullRowFraction ?? 0.15,
         localMax: options.localMax ?? 8,
       })
-      evaluated = await this.lazy.fullPass(current, k, dense as DistanceMatrixKernel)
+      // With `allNearestTwo` (uint8 points also held as bytes) the nearest two come from it, exact,
+      // and every group bound is the second best (valid, looser than group minima): see densePass.
+      if (options.allNearestTwo === undefined)
+        evaluated = await this.lazy.fullPass(current, k, dense as DistanceMatrixKernel)
+      else {
+        evaluated = await this.densePass(bounds, null, current, k)
+        this.lazy.refreshGlobalBounds(null)
+      }
     } else {
       evaluated = await this.densePass(bounds, null, current, k)
     }
@@ -219,10 +228,16 @@ export class YinyangState extends BoundedAssignment {
     k: number,
   ): Promise<number> {
     const { points, n, d, dense, options, labels, distancesSq } = this
-    const { lower, groups } = bounds
+    const { lower, groups, ownSq } = bounds
     const { t, groupOf } = groups
     const resolver = new RowResolver(points, d, centroids, k)
     const groupMin = new Float64Array(t)
+    // The label and its exact distance (`ownSq` too in the grouped mode: it is a first pass there).
+    const settle = (i: number, best: number, exactSq: number) => {
+      labels[i] = best
+      distancesSq[i] = exactSq
+      if (ownSq.length > 0) ownSq[i] = exactSq
+    }
     const evaluated = await rescanPoints(points, n, d, centroids, k, indices, {
       dense,
       nearestTwoFirst:
@@ -231,18 +246,17 @@ export class YinyangState extends BoundedAssignment {
       settleTwo: (i, best, nearestSq, secondSq, errorBound) => {
         if (resolver.settleNearestTwo(i, best, nearestSq, secondSq, errorBound, false) === UNSETTLED)
           return false
-        labels[i] = best
-        distancesSq[i] = resolver.settled.exactSq
         lower.fill(resolver.settled.others, i * t, i * t + t)
+        settle(i, best, resolver.settled.exactSq)
         return true
       },
       visitRow: (i, row, offset, errorBound) => {
         const best = resolver.nearestAndMinima(i, row, offset, errorBound, groupOf, groupMin)
         const base = i * t
         for (let q = 0; q < t; q++) lower[base + q] = Math.sqrt(groupMin[q])
-        labels[i] = best
-        distancesSq[i] = resolver.values[best]
+        settle(i, best, resolver.values[best])
       },
+      allNearestTwo: options.allNearestTwo,
     })
     return evaluated + resolver.evaluated
   }

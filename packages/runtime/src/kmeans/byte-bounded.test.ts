@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRng } from '../random/rng.ts'
 import type { AccelState } from './accel/accel-state.ts'
+import type { GroupedBoundsState } from './accel/grouped-pass.ts'
+import { createHamerlyState, type HamerlyOptions } from './accel/hamerly.ts'
 import { lloydUpdate } from './accel/test-support/exact.ts'
+import { createYinyangState, type YinyangOptions } from './accel/yinyang.ts'
 import { generateByteBlobs } from './byte-blobs.ts'
-import { type ByteNearestTwoKernel, createByteHamerlyState } from './byte-lloyd.ts'
+import { type ByteNearestTwoKernel, byteNearestTwo } from './byte-lloyd.ts'
 import { createInt8Kernel, type Int8Kernel } from './kernels/int8-kernel.ts'
 import { createOrtKernel, type OrtKernel } from './kernels/ort-kernel.ts'
-import { assignReference } from './kernels/reference-kernel.ts'
+import { assignReference, rowDistanceSq } from './kernels/reference-kernel.ts'
 
-// Hamerly over uint8 points with its full nearest-two passes on the int8 kernel's bytes (exact,
-// error bound 0) and the rest on the float32 ORT kernel: the reference labels every iteration.
+// Hamerly and Yinyang over uint8 points with their full nearest-two passes on the int8 kernel's
+// bytes (exact, error bound 0) and the rest on the float32 ORT kernel: the reference labels every
+// iteration, and (Yinyang) valid group bounds after the first pass.
 
 /** HOG-like bytes with the hard cases: duplicated rows, an all-0 / all-255 alternating row, extremes. */
 function adversarialBytes(n: number, d: number, seed: number): Uint8Array {
@@ -38,7 +42,31 @@ function adversarialInit(points: Uint8Array, d: number, k: number, seed: number)
   return init
 }
 
-describe('Hamerly with its full passes on the int8 kernel over uint8 points', () => {
+/**
+ * Yinyang's group bounds after a pass (white box: its private `bounds`) must not exceed the exact
+ * distance to any member of the group but the point's own centroid.
+ */
+function expectValidGroupBounds(state: AccelState, points: Float32Array, centroids: Float32Array, d: number) {
+  const { n, lower, labels, groups } = (state as unknown as { bounds: GroupedBoundsState }).bounds
+  const { t, groupOf } = groups
+  const k = groupOf.length
+  const exact = new Float64Array(t)
+  let bad = 0
+  for (let i = 0; i < n; i++) {
+    exact.fill(Number.POSITIVE_INFINITY)
+    for (let j = 0; j < k; j++) {
+      if (j === labels[i]) continue
+      const v = Math.sqrt(rowDistanceSq(points, i, centroids, j, d))
+      if (v < exact[groupOf[j]]) exact[groupOf[j]] = v
+    }
+    for (let q = 0; q < t; q++) if (!(lower[i * t + q] <= exact[q])) bad++
+  }
+  expect(bad).toBe(0)
+}
+
+type Options = Omit<HamerlyOptions & YinyangOptions, 'dense' | 'allNearestTwo'>
+
+describe('Hamerly and Yinyang with their full passes on the int8 kernel over uint8 points', () => {
   let ort: OrtKernel
   const int8: Int8Kernel[] = []
   beforeAll(async () => {
@@ -55,12 +83,14 @@ describe('Hamerly with its full passes on the int8 kernel over uint8 points', ()
     for (const k of int8) await k.dispose()
   })
 
-  const variants: Array<[string, { movedSet?: boolean; neighbours?: boolean }]> = [
-    ['moved sets', {}],
-    ['classic', { movedSet: false }],
-    ['neighbourhood re-scans', { neighbours: true }],
+  const variants: Array<[string, 'hamerly' | 'yinyang', Options]> = [
+    ['Hamerly, moved sets', 'hamerly', {}],
+    ['Hamerly, classic', 'hamerly', { movedSet: false }],
+    ['Hamerly, neighbourhood re-scans', 'hamerly', { neighbours: true }],
+    ['Yinyang, grouped re-scans', 'yinyang', {}],
+    ['Yinyang, nearest-two re-scans', 'yinyang', { rescan: 'auto' }],
   ]
-  for (const [name, options] of variants) {
+  for (const [name, algorithm, options] of variants) {
     it(`gives the reference labels every iteration (${name}), the first pass on bytes`, async () => {
       const n = 900
       const d = 24
@@ -81,17 +111,26 @@ describe('Hamerly with its full passes on the int8 kernel over uint8 points', ()
           },
         }
         // denseMinWork 0: every re-scan goes to the kernels, so this small set exercises the dense paths.
-        const state: AccelState = createByteHamerlyState(points, bytes, n, d, counting, ort, {
+        const all = {
           ...options,
+          dense: ort,
+          allNearestTwo: byteNearestTwo(counting, bytes),
           denseMinWork: 0,
-        })
+        }
+        const state: AccelState =
+          algorithm === 'hamerly'
+            ? createHamerlyState(points, n, d, all)
+            : createYinyangState(points, n, d, all)
         let centroids = adversarialInit(bytes, d, k, 22)
         const reassigned: number[] = []
         for (let iteration = 0; iteration < 10; iteration++) {
           const ref = assignReference(points, centroids, d)
           const got = await state.assign(centroids, k)
           expect(got.labels, `iteration ${iteration}`).toEqual(ref.labels)
-          if (iteration === 0) expect(byteCalls).toBe(1)
+          if (iteration === 0) {
+            expect(byteCalls).toBe(1)
+            if (algorithm === 'yinyang') expectValidGroupBounds(state, points, centroids, d)
+          }
           reassigned.push(got.changed)
           centroids = lloydUpdate(points, ref.labels, centroids, d, k)
         }
