@@ -5,6 +5,7 @@ import type { AssignKernel, KernelPass } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { type AccelAssignResult, type AccelState, prepareKernel } from './accel-state.ts'
 import { type CentroidGraph, graphFromNearest, walkNearest } from './centroid-graph.ts'
+import { int8MapOf, quantiseRows } from './int8-index-map.ts'
 
 /** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
 export type HnswScalar = (typeof hnswScalarTypes)[number]
@@ -85,9 +86,14 @@ export interface CentroidIndex {
   graph(degree: number): CentroidGraph
 }
 
+/** Query rows quantised at once for an `i8` index: 16 MB of int8 at d = 256. */
+const QUERY_BLOCK_ROWS = 65_536
+
 /**
  * Builds the HNSW index over `k` centroids (keys 0 … k − 1). Built anew each iteration: every
- * centroid moves, and usearch has no in-place update of a vector's links.
+ * centroid moves, and usearch has no in-place update of a vector's links. An `i8` index holds
+ * the centroids under Codebook's own affine map (`int8-index-map.ts`: usearch's cast would
+ * compare directions, not L2 distances), and its queries are quantised under the same map.
  */
 export function buildCentroidIndex(
   centroids: Float32Array,
@@ -107,25 +113,33 @@ export function buildCentroidIndex(
     expansion_add: options.expansionAdd ?? 2 * expansionSearch,
     expansion_search: expansionSearch,
   })
+  const map = options.scalar === 'i8' ? int8MapOf(centroids, k, d) : null
+  // Rows `from` … `to` as the index's queries: quantised under the map, or the float32 rows.
+  const queries = (rows: Float32Array, from: number, to: number) =>
+    map ? quantiseRows(rows, d, map, from, to) : rows.subarray(from * d, to * d)
+  const indexed = queries(centroids, 0, k)
   const keys = new BigUint64Array(k)
   for (let c = 0; c < k; c++) keys[c] = BigInt(c)
-  if (k > 0) index.add(keys, centroids.subarray(0, k * d), threads)
+  if (k > 0) index.add(keys, indexed, threads)
   const buildMs = performance.now() - started
   return {
     k,
     buildMs,
     nearest(points, n) {
       const labels = new Int32Array(n)
-      if (n === 0) return labels
-      const found = index.search(points.subarray(0, n * d), 1, threads)
-      for (let i = 0; i < n; i++) labels[i] = Number(found.keys[i])
+      const block = map ? QUERY_BLOCK_ROWS : Math.max(1, n)
+      for (let from = 0; from < n; from += block) {
+        const to = Math.min(n, from + block)
+        const found = index.search(queries(points, from, to), 1, threads)
+        for (let i = from; i < to; i++) labels[i] = Number(found.keys[i - from])
+      }
       return labels
     },
     graph(degree) {
       const started = performance.now()
       const perRow = Math.min(degree + 1, k)
       // A flat matrix of k rows is a batch query: usearch answers BatchMatches (keys and counts per row).
-      const found = index.search(centroids.subarray(0, k * d), perRow, threads) as unknown as {
+      const found = index.search(indexed, perRow, threads) as unknown as {
         keys: BigUint64Array
         counts: BigUint64Array
       }
