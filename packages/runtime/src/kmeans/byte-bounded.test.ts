@@ -6,7 +6,7 @@ import { createHamerlyState, type HamerlyOptions } from './accel/hamerly.ts'
 import { lloydUpdate } from './accel/test-support/exact.ts'
 import { createYinyangState, type YinyangOptions } from './accel/yinyang.ts'
 import { generateByteBlobs } from './byte-blobs.ts'
-import { type ByteNearestTwoKernel, byteNearestTwo } from './byte-lloyd.ts'
+import { type ByteFullPassKernel, bytePasses } from './byte-lloyd.ts'
 import { createInt8Kernel, type Int8Kernel } from './kernels/int8-kernel.ts'
 import { createOrtKernel, type OrtKernel } from './kernels/ort-kernel.ts'
 import { assignReference, rowDistanceSq } from './kernels/reference-kernel.ts'
@@ -64,7 +64,7 @@ function expectValidGroupBounds(state: AccelState, points: Float32Array, centroi
   expect(bad).toBe(0)
 }
 
-type Options = Omit<HamerlyOptions & YinyangOptions, 'dense' | 'allNearestTwo'>
+type Options = Omit<HamerlyOptions & YinyangOptions, 'dense' | 'allNearestTwo' | 'allNearestBounds'>
 
 describe('Hamerly and Yinyang with their full passes on the int8 kernel over uint8 points', () => {
   let ort: OrtKernel
@@ -99,7 +99,7 @@ describe('Hamerly and Yinyang with their full passes on the int8 kernel over uin
       const points = Float32Array.from(bytes)
       for (const kernel of int8) {
         let byteCalls = 0
-        const counting: ByteNearestTwoKernel = {
+        const counting: ByteFullPassKernel = {
           name: kernel.name,
           assign: kernel.assign,
           assignBytes: kernel.assignBytes,
@@ -109,12 +109,17 @@ describe('Hamerly and Yinyang with their full passes on the int8 kernel over uin
             expect(p).toBe(bytes)
             return kernel.nearestTwoBytes(p, c, dim)
           },
+          nearestBoundsBytes: (p, c, dim, visit) => {
+            byteCalls++
+            expect(p).toBe(bytes)
+            return kernel.nearestBoundsBytes(p, c, dim, visit)
+          },
         }
         // denseMinWork 0: every re-scan goes to the kernels, so this small set exercises the dense paths.
         const all = {
           ...options,
           dense: ort,
-          allNearestTwo: byteNearestTwo(counting, bytes),
+          ...bytePasses(counting, bytes),
           denseMinWork: 0,
         }
         const state: AccelState =

@@ -1,19 +1,21 @@
-import type { AccelState, AllNearestTwo } from './accel/accel-state.ts'
+import type { AccelOptions, AccelState } from './accel/accel-state.ts'
 import { createLloydState } from './accel/lloyd.ts'
-import type { AssignKernel, NearestTwo } from './kernels/assign-kernel.ts'
+import type { AssignKernel } from './kernels/assign-kernel.ts'
+import type { Int8Kernel } from './kernels/int8-kernel.ts'
 
 /** A kernel that scans uint8 points as stored (the int8 kernel). */
 export type ByteKernel = AssignKernel & Required<Pick<AssignKernel, 'assignBytes'>>
 
-/** A byte kernel that also gives uint8 points' exact nearest two (the int8 kernel): Hamerly's and Yinyang's full passes. */
-export type ByteNearestTwoKernel = ByteKernel & {
-  nearestTwoBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<NearestTwo>
-}
+/** A byte kernel that also gives Hamerly's and Yinyang's full passes over uint8 points, exactly (the int8 kernel). */
+export type ByteFullPassKernel = ByteKernel & Pick<Int8Kernel, 'nearestTwoBytes' | 'nearestBoundsBytes'>
 
-/** Whether `kernel` can give the nearest two of uint8 points without widening them. */
-export function hasByteNearestTwo(kernel: AssignKernel): kernel is ByteNearestTwoKernel {
+/** Whether `kernel` can run Hamerly's and Yinyang's full passes over uint8 points without widening them. */
+export function hasByteFullPasses(kernel: AssignKernel): kernel is ByteFullPassKernel {
+  const k = kernel as Partial<ByteFullPassKernel>
   return (
-    isByteKernel(kernel) && typeof (kernel as Partial<ByteNearestTwoKernel>).nearestTwoBytes === 'function'
+    isByteKernel(kernel) &&
+    typeof k.nearestTwoBytes === 'function' &&
+    typeof k.nearestBoundsBytes === 'function'
   )
 }
 
@@ -46,14 +48,20 @@ export function createByteLloydState(
 }
 
 /**
- * The exact nearest two of a map task's uint8 points from `kernel`'s `nearestTwoBytes` over
- * `bytes` (error bound 0), as the `allNearestTwo` of Hamerly and Yinyang (`AccelOptions`): their
- * nearest-two passes over all points — Hamerly's first full pass (about half a run's time at
- * k = 20,000) and its full-pass iterations, Yinyang's full passes, where every group bound becomes
- * the exact second best — scan the bytes, while the bounds, re-scans, moved sets, group passes
- * and neighbourhoods stay on a float32 dense kernel (`onnx`) over the same rows widened to float32.
- * So the task holds both (5·n·d bytes, n·d more than on float32 alone).
+ * The full passes of Hamerly and Yinyang over a map task's uint8 points from `kernel` over `bytes`,
+ * exact (`AccelOptions`): Hamerly's nearest-two passes over all points (its first full pass, about
+ * half a run's time at k = 20,000, and its full-pass iterations) take `nearestTwoBytes`; Yinyang's
+ * full passes take `nearestBoundsBytes`, its group bounds from the kernel's candidate lists. Their
+ * bounds, re-scans, moved sets, group passes and neighbourhoods stay on a float32 dense kernel
+ * (`onnx`) over the same rows widened to float32, so the task holds both (5·n·d bytes, n·d more
+ * than on float32 alone).
  */
-export function byteNearestTwo(kernel: ByteNearestTwoKernel, bytes: Uint8Array): AllNearestTwo {
-  return (centroids, d) => kernel.nearestTwoBytes(bytes, centroids, d)
+export function bytePasses(
+  kernel: ByteFullPassKernel,
+  bytes: Uint8Array,
+): Pick<AccelOptions, 'allNearestTwo' | 'allNearestBounds'> {
+  return {
+    allNearestTwo: (centroids, d) => kernel.nearestTwoBytes(bytes, centroids, d),
+    allNearestBounds: (centroids, d, visit) => kernel.nearestBoundsBytes(bytes, centroids, d, visit),
+  }
 }

@@ -16,7 +16,7 @@ import { asFloat32, asFloat64, bytesOf } from '../framework/control-channel.ts'
 import { createRng } from '../random/rng.ts'
 import { addTotals } from '../transport/byte-counters.ts'
 import type { DataPlane } from '../transport/data-plane.ts'
-import type { AccelState, AllNearestTwo } from './accel/accel-state.ts'
+import type { AccelOptions, AccelState } from './accel/accel-state.ts'
 import {
   type ApproximateState,
   addRecall,
@@ -33,7 +33,7 @@ import { createHamerlyState } from './accel/hamerly.ts'
 import { createLloydState } from './accel/lloyd.ts'
 import { createYinyangState } from './accel/yinyang.ts'
 import type { KmeansAlgorithm } from './algorithm.ts'
-import { byteNearestTwo, createByteLloydState, hasByteNearestTwo, isByteKernel } from './byte-lloyd.ts'
+import { bytePasses, createByteLloydState, hasByteFullPasses, isByteKernel } from './byte-lloyd.ts'
 import { centroidBlockCombiner } from './centroid-combine.ts'
 import { pruneCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint.ts'
 import { type ClusterSums, createClusterSums } from './cluster-sums.ts'
@@ -77,7 +77,7 @@ function denseKernel(kernel: AssignKernel): DistanceMatrixKernel | undefined {
 
 /**
  * Creates the exact assignment strategy of `algorithm` over a task's points (`lloyd` for Lloyd);
- * `allNearestTwo`: Hamerly's or Yinyang's nearest two over all points from the same rows as bytes.
+ * `byteScans`: Hamerly's or Yinyang's full passes from the same rows as bytes (`bytePasses`).
  */
 function createExactState(
   algorithm: KmeansAlgorithm,
@@ -85,11 +85,11 @@ function createExactState(
   d: number,
   kernel: AssignKernel,
   lloyd: AccelState,
-  allNearestTwo?: AllNearestTwo,
+  byteScans: AccelOptions = {},
 ): AccelState {
   if (algorithm === 'lloyd') return lloyd
   const n = d === 0 ? 0 : points.length / d
-  const options = { dense: denseKernel(kernel), allNearestTwo }
+  const options = { ...byteScans, dense: denseKernel(kernel) }
   return algorithm === 'hamerly'
     ? createHamerlyState(points, n, d, options)
     : createYinyangState(points, n, d, options)
@@ -313,16 +313,16 @@ export class KmeansWorkerState {
       kernels.every(isByteKernel)
     const data = rows instanceof Uint8Array && !keepBytes ? Float32Array.from(rows) : rows
     // Hamerly or Yinyang on a byte kernel (int8) over uint8 data keeps the bytes too (n·d more than
-    // the float32 copy, 5·n·d in all): their nearest-two passes over all points (Hamerly's first,
-    // about half a run at k = 20,000, and its full-pass iterations; Yinyang's full passes, every
-    // group bound then the exact second best) scan them exactly with `nearestTwoBytes`
-    // (`byteNearestTwo`); their bounds, re-scans, moved sets, group passes and neighbourhoods use
-    // the float32 copy on a float32 `onnx` kernel built beside it.
+    // the float32 copy, 5·n·d in all): their passes over all points scan them exactly (`bytePasses`:
+    // Hamerly's nearest-two passes, its first about half a run at k = 20,000, with `nearestTwoBytes`;
+    // Yinyang's full passes with `nearestBoundsBytes`, its group bounds from the kernel's candidate
+    // lists); their bounds, re-scans, moved sets, group passes and neighbourhoods use the float32
+    // copy on a float32 `onnx` kernel built beside it.
     const byteBounded =
       rows instanceof Uint8Array &&
       (algorithm === 'hamerly' || algorithm === 'yinyang') &&
       assignment === 'exact' &&
-      kernels.every(hasByteNearestTwo)
+      kernels.every(hasByteFullPasses)
     const b = blockBounds(n, slots)
     for (let t = 0; t < slots; t++) {
       const kernel = kernels[t]!
@@ -355,10 +355,10 @@ export class KmeansWorkerState {
       const algorithm = approximate ? 'lloyd' : (req.algorithm ?? 'lloyd')
       let companion: AssignKernel | undefined
       let exact: AccelState
-      if (byteBounded && hasByteNearestTwo(kernel)) {
+      if (byteBounded && hasByteFullPasses(kernel)) {
         companion = await namedKernel('onnx')({ threads })
         const bytes = (rows as Uint8Array).subarray(b[t]! * req.d, b[t + 1]! * req.d)
-        exact = createExactState(algorithm, pts, req.d, companion, lloyd, byteNearestTwo(kernel, bytes))
+        exact = createExactState(algorithm, pts, req.d, companion, lloyd, bytePasses(kernel, bytes))
       } else exact = createExactState(algorithm, pts, req.d, kernel, lloyd)
       if (req.k !== undefined) await (approximate ?? exact).prepare(req.k)
       this.tasks.push({

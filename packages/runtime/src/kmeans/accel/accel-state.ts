@@ -1,5 +1,11 @@
 import { UsageError } from '../../errors.ts'
-import type { AssignKernel, DistanceMatrixKernel, KernelPass, NearestTwo } from '../kernels/assign-kernel.ts'
+import type {
+  AssignKernel,
+  DistanceMatrixKernel,
+  KernelPass,
+  NearestBoundsVisitor,
+  NearestTwo,
+} from '../kernels/assign-kernel.ts'
 
 /**
  * One iteration's assignment by an accelerated (bounded) algorithm: the labels only. Skipping a
@@ -68,12 +74,18 @@ export interface AccelOptions {
    */
   denseMinWork?: number
   /**
-   * Every point's nearest two for the nearest-two passes over all points (Hamerly's first full
-   * pass and its full-pass iterations, Yinyang's full passes) instead of `dense.nearestTwo`: the
-   * int8 kernel over the same rows held as bytes (`byte-lloyd.ts`, `byteNearestTwo`). Needs a dense
-   * kernel with `nearestTwo` (the other passes, and rows for exact ties, stay on it).
+   * Hamerly: every point's nearest two for its nearest-two passes over all points (the first full
+   * pass and full-pass iterations) instead of `dense.nearestTwo`: the int8 kernel over the same
+   * rows held as bytes (`byte-lloyd.ts`, `bytePasses`). Needs a dense kernel with `nearestTwo`
+   * (the other passes, and rows for exact ties, stay on it).
    */
   allNearestTwo?: AllNearestTwo
+  /**
+   * Yinyang: every point's exact nearest centroid and lower bounds on the others for its full
+   * passes (its group bounds), instead of the dense kernel's group minima: the int8 kernel over
+   * the same rows held as bytes (`bytePasses`). Every other pass stays on the dense kernel.
+   */
+  allNearestBounds?: AllNearestBounds
 }
 
 /**
@@ -81,6 +93,13 @@ export interface AccelOptions {
  * rows: the int8 kernel's `nearestTwoBytes` over the same rows held as bytes.
  */
 export type AllNearestTwo = (centroids: Float32Array, d: number) => Promise<NearestTwo>
+
+/** Every point's exact nearest centroid and bounds on the others, to `visit`: the int8 kernel's `nearestBoundsBytes`. */
+export type AllNearestBounds = (
+  centroids: Float32Array,
+  d: number,
+  visit: NearestBoundsVisitor,
+) => Promise<void>
 
 /**
  * From this much work (count · k · d multiply-adds) a re-scan is worth a dense kernel call: a

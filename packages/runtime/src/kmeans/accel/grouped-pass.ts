@@ -1,5 +1,6 @@
 import type { DistanceMatrixKernel } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
+import type { AllNearestBounds } from './accel-state.ts'
 import type { CentroidGroups } from './centroid-groups.ts'
 import { forEachDistanceRow, maxRowNormSq } from './dense-pass.ts'
 
@@ -144,6 +145,35 @@ async function fullGroupMinimaPass(
     }
   }
   return count * k + exact
+}
+
+/**
+ * The full pass from `all` (the int8 kernel over the same rows held as bytes): each point's exact
+ * label and distance, and each group bound the smallest lower bound over its members but the
+ * label — a listed member's own, else the floor on every centroid not listed (valid, looser than
+ * group minima). Returns the distances evaluated (k per point).
+ */
+export async function nearestBoundsPass(
+  s: GroupedBoundsState,
+  centroids: Float32Array,
+  k: number,
+  all: AllNearestBounds,
+): Promise<number> {
+  const { d, labels, distancesSq, ownSq, lower, groups } = s
+  const { t, groupOf } = groups
+  await all(centroids, d, (i, label, nearestSq, ids, lowSq, count, floorSq) => {
+    const base = i * t
+    lower.fill(floorSq, base, base + t)
+    for (let c = 0; c < count; c++) {
+      const q = base + groupOf[ids[c]]
+      if (ids[c] !== label && lowSq[c] < lower[q]) lower[q] = lowSq[c]
+    }
+    for (let q = base; q < base + t; q++) lower[q] = Math.sqrt(Math.max(0, lower[q]))
+    labels[i] = label
+    distancesSq[i] = nearestSq
+    if (ownSq.length > 0) ownSq[i] = nearestSq
+  })
+  return s.n * k
 }
 
 // Rows gathered per dense call of the grouped pass: bounds the copy (8 MiB at d = 128).

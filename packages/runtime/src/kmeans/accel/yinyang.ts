@@ -11,7 +11,7 @@ import {
 import { BoundedAssignment } from './bounded-assignment.ts'
 import { groupCentroids } from './centroid-groups.ts'
 import { centroidDrift, loosenLowerBound, rowNormsSq } from './dense-pass.ts'
-import type { GroupedBoundsState } from './grouped-pass.ts'
+import { type GroupedBoundsState, nearestBoundsPass } from './grouped-pass.ts'
 import { GroupScan, RowResolver, rescanPoints, UNSETTLED } from './row-resolution.ts'
 import { LazyGroupBounds } from './yinyang-lazy-bounds.ts'
 
@@ -44,9 +44,8 @@ export interface YinyangOptions extends AccelOptions {
    * when the kernel has it): the two best per point, every group bound set to the second
    * best — as cheap as one Lloyd assignment; the groups then only differ by their drifts.
    * `rows`: all k distances, exact per-group bounds (tighter, ~1.5–3× the cost per pass).
-   * Ignored by `grouped` re-scans, whose first pass takes group minima — or, given
-   * `allNearestTwo`, the nearest two from it (every group bound the second best) — and whose
-   * re-scans take full rows or per-group blocks.
+   * Ignored by `grouped` re-scans, which always start from full rows (they need exact group bounds).
+   * Given `allNearestBounds` (uint8 points also held as bytes), every full pass comes from it.
    */
   denseFetch?: 'nearest-two' | 'rows'
 }
@@ -113,23 +112,18 @@ export class YinyangState extends BoundedAssignment {
       groups,
     }
     this.bounds = bounds
-    let evaluated: number
-    if (grouped) {
+    if (grouped)
       this.lazy = new LazyGroupBounds(bounds, k, {
         fullRowFraction: options.fullRowFraction ?? 0.15,
         localMax: options.localMax ?? 8,
       })
-      // With `allNearestTwo` (uint8 points also held as bytes) the nearest two come from it, exact,
-      // and every group bound is the second best (valid, looser than group minima): see densePass.
-      if (options.allNearestTwo === undefined)
-        evaluated = await this.lazy.fullPass(current, k, dense as DistanceMatrixKernel)
-      else {
-        evaluated = await this.densePass(bounds, null, current, k)
-        this.lazy.refreshGlobalBounds(null)
-      }
-    } else {
-      evaluated = await this.densePass(bounds, null, current, k)
-    }
+    let evaluated: number
+    if (options.allNearestBounds !== undefined) {
+      evaluated = await nearestBoundsPass(bounds, current, k, options.allNearestBounds)
+      this.lazy?.refreshGlobalBounds(null)
+    } else if (this.lazy !== null)
+      evaluated = await this.lazy.fullPass(current, k, dense as DistanceMatrixKernel)
+    else evaluated = await this.densePass(bounds, null, current, k)
     return {
       labels: this.labels.slice(),
       distancesEvaluated: evaluated,
@@ -228,16 +222,10 @@ export class YinyangState extends BoundedAssignment {
     k: number,
   ): Promise<number> {
     const { points, n, d, dense, options, labels, distancesSq } = this
-    const { lower, groups, ownSq } = bounds
+    const { lower, groups } = bounds
     const { t, groupOf } = groups
     const resolver = new RowResolver(points, d, centroids, k)
     const groupMin = new Float64Array(t)
-    // The label and its exact distance (`ownSq` too in the grouped mode: it is a first pass there).
-    const settle = (i: number, best: number, exactSq: number) => {
-      labels[i] = best
-      distancesSq[i] = exactSq
-      if (ownSq.length > 0) ownSq[i] = exactSq
-    }
     const evaluated = await rescanPoints(points, n, d, centroids, k, indices, {
       dense,
       nearestTwoFirst:
@@ -246,17 +234,18 @@ export class YinyangState extends BoundedAssignment {
       settleTwo: (i, best, nearestSq, secondSq, errorBound) => {
         if (resolver.settleNearestTwo(i, best, nearestSq, secondSq, errorBound, false) === UNSETTLED)
           return false
+        labels[i] = best
+        distancesSq[i] = resolver.settled.exactSq
         lower.fill(resolver.settled.others, i * t, i * t + t)
-        settle(i, best, resolver.settled.exactSq)
         return true
       },
       visitRow: (i, row, offset, errorBound) => {
         const best = resolver.nearestAndMinima(i, row, offset, errorBound, groupOf, groupMin)
         const base = i * t
         for (let q = 0; q < t; q++) lower[base + q] = Math.sqrt(groupMin[q])
-        settle(i, best, resolver.values[best])
+        labels[i] = best
+        distancesSq[i] = resolver.values[best]
       },
-      allNearestTwo: options.allNearestTwo,
     })
     return evaluated + resolver.evaluated
   }

@@ -65,6 +65,23 @@ export interface NearestTwo {
   exact?: boolean
 }
 
+/**
+ * Receives one point of a nearest-and-bounds pass over all points (the int8 kernel's
+ * `nearestBoundsBytes`): its exact nearest centroid `label` (ties to the lowest index) and its
+ * exact float64 squared distance `nearestSq`, and lower bounds on the squared distances to the
+ * others: `lowSq[c]` for centroid `ids[c]` (c < count; `label` may be listed too), `floorSq` for
+ * every centroid not listed. The arrays are reused for the next point.
+ */
+export type NearestBoundsVisitor = (
+  i: number,
+  label: number,
+  nearestSq: number,
+  ids: Int32Array,
+  lowSq: Float64Array,
+  count: number,
+  floorSq: number,
+) => void
+
 /** {@link DistanceMatrixKernel.groupMinima}: per point its nearest row and every group's minimum without it. */
 export interface GroupMinima {
   /** Nearest centroid row of each point (first on ties), n. */
@@ -126,8 +143,16 @@ export interface DistanceMatrixKernel extends AssignKernel {
    * (m values), with those values. Every centroid left out has a computed value ≥ the threshold,
    * so its exact squared distance is ≥ threshold + ‖x‖² − the error bound below (Hamerly's
    * centroid neighbourhoods: each centroid's neighbours within its points' reach, no TopK).
+   * With `columnShift` (k values) each value is ‖c‖² − shift − 2x·c instead: the error bound then
+   * grows by 2⁻²⁰ · max shift (the shift's roundings in float32).
    */
-  within?(points: Float32Array, centroids: Float32Array, thresholds: Float32Array, d: number): Promise<Within>
+  within?(
+    points: Float32Array,
+    centroids: Float32Array,
+    thresholds: Float32Array,
+    d: number,
+    columnShift?: Float32Array,
+  ): Promise<Within>
   /**
    * Optional: G small dot-product blocks at once (Hamerly's neighbourhood re-scan: the points
    * sharing a centroid against its neighbour list). `pointIndex` holds G × P rows of `points`,

@@ -34,7 +34,8 @@ function sampleCentroids(points: Uint8Array, d: number, k: number, seed: number,
 
 /**
  * The int8 kernel must give the reference labels and distances, bit for bit; with k ≥ 2 its
- * `nearestTwoBytes` too (see {@link expectNearestTwo}). Returns `assignBytes`'s statistics.
+ * `nearestTwoBytes` too (see {@link expectNearestTwo}), and `nearestBoundsBytes` valid bounds (see
+ * {@link expectNearestBounds}). Returns `assignBytes`'s statistics.
  */
 async function expectReference(kernel: Int8Kernel, points: Uint8Array, centroids: Float32Array, d: number) {
   const got = await kernel.assignBytes(points, centroids, d)
@@ -43,7 +44,39 @@ async function expectReference(kernel: Int8Kernel, points: Uint8Array, centroids
   expect(Array.from(got.distancesSq)).toEqual(Array.from(ref.distancesSq))
   const stats = kernel.lastPass
   if (centroids.length / d >= 2) await expectNearestTwo(kernel, points, centroids, d)
+  await expectNearestBounds(kernel, points, centroids, d, ref.labels)
   return stats
+}
+
+/**
+ * `nearestBoundsBytes` must visit every point once with the reference label (`labels`) and the
+ * exact `rowDistanceSq` to it, and bounds no larger than the exact squared distance of any other
+ * centroid (a listed one's own, else the floor): Yinyang's group bounds.
+ */
+async function expectNearestBounds(
+  kernel: Int8Kernel,
+  points: Uint8Array,
+  centroids: Float32Array,
+  d: number,
+  labels: Int32Array,
+) {
+  const wide = Float32Array.from(points)
+  const n = points.length / d
+  const k = centroids.length / d
+  const visits = new Int32Array(n)
+  const low = new Float64Array(k)
+  let wrong = 0
+  let invalid = 0
+  await kernel.nearestBoundsBytes(points, centroids, d, (i, label, nearestSq, ids, lowSq, count, floorSq) => {
+    visits[i]++
+    if (label !== labels[i] || nearestSq !== rowDistanceSq(wide, i, centroids, label, d)) wrong++
+    low.fill(floorSq)
+    for (let c = 0; c < count; c++) low[ids[c]] = lowSq[c]
+    for (let j = 0; j < k; j++)
+      if (j !== label && !(low[j] <= rowDistanceSq(wide, i, centroids, j, d))) invalid++
+  })
+  expect([wrong, invalid]).toEqual([0, 0])
+  expect(visits.every((v) => v === 1)).toBe(true)
 }
 
 /**

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os'
 import * as ort from 'onnxruntime-node'
 import { UsageError } from '../../errors.ts'
-import type { AssignKernel, AssignResult, NearestTwo } from './assign-kernel.ts'
+import type { AssignKernel, AssignResult, NearestBoundsVisitor, NearestTwo } from './assign-kernel.ts'
 import {
   buildInt8CandidateModel,
   buildInt8ProductModel,
@@ -41,6 +41,11 @@ import { rowDistanceSq } from './reference-kernel.ts'
  * not) is strictly farther than two candidates, so the exact distances among the candidates give
  * the nearest (ties to the lowest index) and the second smallest distance over all k, both the
  * exact float64 `rowDistanceSq` values (error bound 0).
+ *
+ * Nearest and bounds (`nearestBoundsBytes`, Yinyang's full passes). Labels as for `assignBytes`,
+ * and per point lower bounds on every other squared distance from the same list: v_r − β_r + ‖x‖²
+ * for each returned centroid, v_M − max_j β_j + ‖x‖² for every centroid not returned (the exact
+ * distances of a full row where one was needed).
  */
 
 /** Relative slack given up by every bound (as `BOUND_SLACK` in accel/accel-state.ts). */
@@ -274,6 +279,17 @@ export interface Int8Kernel extends AssignKernel {
    * with every ‖x‖² (exact integers). Hamerly's full passes over uint8 points.
    */
   nearestTwoBytes(points: Uint8Array, centroids: Float32Array, d: number): Promise<NearestTwo>
+  /**
+   * Each point's exact nearest centroid (ties to the lowest index) and squared distance, with
+   * lower bounds on the squared distances to all k centroids, handed to `visit` point by point
+   * (module comment). Yinyang's full passes over uint8 points: its group bounds.
+   */
+  nearestBoundsBytes(
+    points: Uint8Array,
+    centroids: Float32Array,
+    d: number,
+    visit: NearestBoundsVisitor,
+  ): Promise<void>
   /** Statistics of the last `assign` / `assignBytes` / `nearestTwoBytes` call (null before the first). */
   readonly lastPass: Int8PassStats | null
 }
@@ -412,13 +428,15 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
 
   /**
    * The pass (module comment): with `two` the candidates are those the second best's upper bound
-   * U₂ admits, and the second smallest exact distance among them is kept as well.
+   * U₂ admits, and the second smallest exact distance among them is kept as well; with `bounds`
+   * each point's label, exact distance and lower bounds on the others go to it once decided.
    */
   async function scan(
     points: Uint8Array,
     centroids: Float32Array,
     d: number,
     two: boolean,
+    bounds?: NearestBoundsVisitor,
   ): Promise<Scanned> {
     if (disposed) throw new UsageError('KERNEL_DISPOSED', 'int8 kernel: used after dispose()')
     const { n, k } = checkShapes(points.length, centroids, d)
@@ -449,14 +467,15 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
       for (let t = 0; t < d; t++) row[t] = points[base + t]
     }
     const exact = (j: number) => rowDistanceSq(row, 0, centroids, j, d)
-    /** Point i's nearest (ties to the lowest index) and second among the listed centroids, exactly. */
-    const settleAmong = (i: number, list: ArrayLike<number>, count: number) => {
+    /** Point i's nearest (ties to the lowest index) and second among the listed centroids, exactly (each into `values`, if given). */
+    const settleAmong = (i: number, list: ArrayLike<number>, count: number, values?: Float64Array) => {
       let best = Number.POSITIVE_INFINITY
       let bestJ = k
       let next = Number.POSITIVE_INFINITY
       for (let c = 0; c < count; c++) {
         const j = list[c]
         const v = exact(j)
+        if (values) values[c] = v
         if (v < best || (v === best && j < bestJ)) {
           next = best
           best = v
@@ -468,9 +487,13 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
       if (two) second[i] = next
     }
     const everyCentroid = Int32Array.from({ length: k }, (_, j) => j)
+    // With `bounds`: a full row's exact distances, or a list's centroids and lower bounds.
+    const ids = new Int32Array(k)
+    const lowSq = new Float64Array(k)
     const fullRow = (i: number) => {
       widen(i)
-      settleAmong(i, everyCentroid, k)
+      settleAmong(i, everyCentroid, k, bounds && lowSq)
+      bounds?.(i, labels[i], nearest[i], everyCentroid, lowSq, k, Number.POSITIVE_INFINITY)
     }
     const t0 = performance.now()
     const { anchor, norms, normsSq, centredNorms } = pointStatistics(points, n, d)
@@ -478,6 +501,7 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
       for (let i = 0; i < n; i++) {
         widen(i)
         nearest[i] = exact(0)
+        bounds?.(i, 0, nearest[i], ids, lowSq, 0, Number.POSITIVE_INFINITY)
       }
       stats.certain = n
       return { labels, nearest, second, normsSq }
@@ -532,11 +556,13 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
           // score); U₂ the second smallest (on the second best's).
           let upper = Number.POSITIVE_INFINITY
           let upper2 = Number.POSITIVE_INFINITY
+          // Each returned score's centroid and bound β (kept in lowSq until the bounds below).
           for (let c = 0; c < count; c++) {
             const slot = slots[base + c]
             const j = groups[r * groupCount + Math.floor(slot / width)] * width + (slot % width)
-            const b =
-              values[base + c] + int8ScoreErrorBound(q, xNorm, cNorm, q.errorNorms[j], q.anchorDots[j])
+            ids[c] = j
+            lowSq[c] = int8ScoreErrorBound(q, xNorm, cNorm, q.errorNorms[j], q.anchorDots[j])
+            const b = values[base + c] + lowSq[c]
             if (b < upper) {
               upper2 = upper
               upper = b
@@ -544,30 +570,32 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
           }
           const cut = two ? upper2 : upper
           // Every centroid not returned scores ≥ the last returned value.
+          let floor = Number.POSITIVE_INFINITY
           if (count < k) {
-            const widest = int8ScoreErrorBound(q, xNorm, cNorm, q.maxErrorNorm, q.maxAnchorDot)
-            if (!(values[base + count - 1] - widest > cut)) {
+            floor =
+              values[base + count - 1] - int8ScoreErrorBound(q, xNorm, cNorm, q.maxErrorNorm, q.maxAnchorDot)
+            if (!(floor > cut)) {
               unproven.push(i)
               continue
             }
           }
           candidates.length = 0
-          for (let c = 0; c < count; c++) {
-            const slot = slots[base + c]
-            const j = groups[r * groupCount + Math.floor(slot / width)] * width + (slot % width)
-            const b = int8ScoreErrorBound(q, xNorm, cNorm, q.errorNorms[j], q.anchorDots[j])
-            if (values[base + c] - b <= cut) candidates.push(j)
-          }
+          for (let c = 0; c < count; c++) if (values[base + c] - lowSq[c] <= cut) candidates.push(ids[c])
           widen(i)
           if (candidates.length === 1) {
             stats.certain++
             labels[i] = candidates[0]
             nearest[i] = exact(candidates[0])
-            continue
+          } else {
+            stats.settled++
+            stats.candidateDistances += candidates.length
+            settleAmong(i, candidates, candidates.length)
           }
-          stats.settled++
-          stats.candidateDistances += candidates.length
-          settleAmong(i, candidates, candidates.length)
+          if (bounds) {
+            // Squared distance = score + ‖x‖² (exact); every bound gives up its β.
+            for (let c = 0; c < count; c++) lowSq[c] = values[base + c] - lowSq[c] + normsSq[i]
+            bounds(i, labels[i], nearest[i], ids, lowSq, count, floor + normsSq[i])
+          }
         }
         for (const t of Object.values(out)) t.dispose()
         stats.settleMs += performance.now() - s1
@@ -626,6 +654,9 @@ export async function createInt8Kernel(options: Int8KernelOptions = {}): Promise
     },
     assignBytes,
     nearestTwoBytes,
+    async nearestBoundsBytes(points, centroids, d, visit) {
+      await scan(points, centroids, d, false, visit)
+    },
     async assign(points: Float32Array, centroids: Float32Array, d: number): Promise<AssignResult> {
       if (!isByteValued(points))
         throw new UsageError(
