@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os'
 import { hnswScalarTypes, runApproximateSearches } from '@codebook/shared'
-import { Index, MetricKind, ScalarKind } from 'usearch'
 import type { AssignKernel, KernelPass } from '../kernels/assign-kernel.ts'
 import { rowDistanceSq } from '../kernels/reference-kernel.ts'
 import { type AccelAssignResult, type AccelState, prepareKernel } from './accel-state.ts'
 import { type CentroidGraph, graphFromNearest, walkNearest } from './centroid-graph.ts'
+import { floatHnswIndex, type HnswMatches, int8HnswIndex } from './hnsw-index.ts'
 import { int8MapOf, quantiseRows } from './int8-index-map.ts'
 
 /** Scalar type of the HNSW index's vectors (usearch quantization): f32 exact, f16 / i8 smaller and lossy. */
@@ -69,12 +69,6 @@ export interface ApproximateOptions extends HnswOptions {
  */
 export const DEFAULT_HNSW = { connectivity: 16, expansionSearch: 32 } as const
 
-const scalarKinds: Record<HnswScalar, ScalarKind> = {
-  f32: ScalarKind.F32,
-  f16: ScalarKind.F16,
-  i8: ScalarKind.I8,
-}
-
 /** An HNSW index over one iteration's centroids, shared by a worker's map tasks. */
 export interface CentroidIndex {
   readonly k: number
@@ -86,14 +80,14 @@ export interface CentroidIndex {
   graph(degree: number): CentroidGraph
 }
 
-/** Query rows quantised at once for an `i8` index: 16 MB of int8 at d = 256. */
+/** Query rows quantised at once for an `i8` index: 32 MB of int8 at d = 512. */
 const QUERY_BLOCK_ROWS = 65_536
 
 /**
  * Builds the HNSW index over `k` centroids (keys 0 … k − 1). Built anew each iteration: every
  * centroid moves, and usearch has no in-place update of a vector's links. An `i8` index holds
- * the centroids under Codebook's own affine map (`int8-index-map.ts`: usearch's cast would
- * compare directions, not L2 distances), and its queries are quantised under the same map.
+ * the centroids under Codebook's own affine map (`int8-index-map.ts`; usearch's cast would
+ * compare directions, not L2 distances), its queries quantised under the same map in blocks.
  */
 export function buildCentroidIndex(
   centroids: Float32Array,
@@ -104,33 +98,40 @@ export function buildCentroidIndex(
   const threads = options.threads ?? availableParallelism()
   const expansionSearch = options.expansionSearch ?? DEFAULT_HNSW.expansionSearch
   const started = performance.now()
-  const index = new Index({
+  const settings = {
     dimensions: d,
-    metric: MetricKind.L2sq,
-    quantization: scalarKinds[options.scalar ?? 'f32'],
-    multi: false,
     connectivity: options.connectivity ?? DEFAULT_HNSW.connectivity,
-    expansion_add: options.expansionAdd ?? 2 * expansionSearch,
-    expansion_search: expansionSearch,
-  })
-  const map = options.scalar === 'i8' ? int8MapOf(centroids, k, d) : null
-  // Rows `from` … `to` as the index's queries: quantised under the map, or the float32 rows.
-  const queries = (rows: Float32Array, from: number, to: number) =>
-    map ? quantiseRows(rows, d, map, from, to) : rows.subarray(from * d, to * d)
-  const indexed = queries(centroids, 0, k)
+    expansionAdd: options.expansionAdd ?? 2 * expansionSearch,
+    expansionSearch,
+  }
   const keys = new BigUint64Array(k)
   for (let c = 0; c < k; c++) keys[c] = BigInt(c)
-  if (k > 0) index.add(keys, indexed, threads)
+  const scalar = options.scalar ?? 'f32'
+  let search: (rows: Float32Array, from: number, to: number, count: number) => HnswMatches
+  let searchCentroids: (count: number) => HnswMatches
+  if (scalar === 'i8') {
+    const index = int8HnswIndex(settings)
+    const map = int8MapOf(centroids, k, d)
+    const indexed = quantiseRows(centroids, d, map, 0, k)
+    if (k > 0) index.add(keys, indexed, threads)
+    search = (rows, from, to, count) => index.search(quantiseRows(rows, d, map, from, to), count, threads)
+    searchCentroids = (count) => index.search(indexed, count, threads)
+  } else {
+    const index = floatHnswIndex(settings, scalar)
+    if (k > 0) index.add(keys, centroids.subarray(0, k * d), threads)
+    search = (rows, from, to, count) => index.search(rows.subarray(from * d, to * d), count, threads)
+    searchCentroids = (count) => index.search(centroids.subarray(0, k * d), count, threads)
+  }
   const buildMs = performance.now() - started
   return {
     k,
     buildMs,
     nearest(points, n) {
       const labels = new Int32Array(n)
-      const block = map ? QUERY_BLOCK_ROWS : Math.max(1, n)
+      const block = scalar === 'i8' ? QUERY_BLOCK_ROWS : Math.max(1, n)
       for (let from = 0; from < n; from += block) {
         const to = Math.min(n, from + block)
-        const found = index.search(queries(points, from, to), 1, threads)
+        const found = search(points, from, to, 1)
         for (let i = from; i < to; i++) labels[i] = Number(found.keys[i - from])
       }
       return labels
@@ -138,11 +139,7 @@ export function buildCentroidIndex(
     graph(degree) {
       const started = performance.now()
       const perRow = Math.min(degree + 1, k)
-      // A flat matrix of k rows is a batch query: usearch answers BatchMatches (keys and counts per row).
-      const found = index.search(indexed, perRow, threads) as unknown as {
-        keys: BigUint64Array
-        counts: BigUint64Array
-      }
+      const found = searchCentroids(perRow)
       return graphFromNearest(k, degree, found.keys, perRow, found.counts, started)
     },
   }

@@ -80,6 +80,36 @@ describe('the int8 map of an i8 HNSW index', () => {
     ])
   })
 
+  it('compares the int8 rows by exact integer L2: searched exhaustively, it finds their nearest', () => {
+    // Byte rows of widely varying length; with the search list longer than k the graph search is
+    // exhaustive, so any distance other than L2² between the quantised rows would show.
+    const d = 32
+    const k = 300
+    const n = 400
+    const rng = createRng(9)
+    const row = () => {
+      const length = 0.1 + 0.9 * rng.next()
+      return Array.from({ length: d }, () => Math.round(rng.int(256) * length))
+    }
+    const centroids = Float32Array.from(Array.from({ length: k }, row).flat())
+    const points = Float32Array.from(Array.from({ length: n }, row).flat())
+    const map = int8MapOf(centroids, k, d)
+    const qc = quantiseRows(centroids, d, map, 0, k)
+    const qp = quantiseRows(points, d, map, 0, n)
+    const intDistance = (i: number, c: number) => {
+      let s = 0
+      for (let t = 0; t < d; t++) s += (qp[i * d + t]! - qc[c * d + t]!) ** 2
+      return s
+    }
+    const index = buildCentroidIndex(centroids, k, d, { scalar: 'i8', expansionSearch: 512, threads: 1 })
+    const labels = index.nearest(points, n)
+    for (let i = 0; i < n; i++) {
+      let best = Number.POSITIVE_INFINITY
+      for (let c = 0; c < k; c++) best = Math.min(best, intDistance(i, c))
+      expect(intDistance(i, labels[i]!), `row ${i}`).toBe(best)
+    }
+  })
+
   it('finds the exact nearest centroid on rays of byte rows, where usearch’s own float → i8 cast cannot', () => {
     const d = 64
     const { centroids, points, k, n } = rays(d, 40, 6, 5)
