@@ -11,20 +11,21 @@ describe('kernel auto', () => {
     expect(resolveKernelName(AUTO_KERNEL, { ...lloyd, bytes: true })).toBe('onnx')
   })
 
-  it('scans uint8 data with int8 under exact Hamerly from INT8_AUTO_MIN_K centroids (its full passes on bytes)', () => {
-    const hamerly = { algorithm: 'hamerly', assignment: 'exact', bytes: true } as const
-    expect(resolveKernelName(AUTO_KERNEL, { ...hamerly, k: INT8_AUTO_MIN_K })).toBe('int8')
-    expect(resolveKernelName(AUTO_KERNEL, { ...hamerly, k: INT8_AUTO_MIN_K - 1 })).toBe('onnx')
-    expect(
-      resolveKernelName(AUTO_KERNEL, { ...hamerly, k: INT8_AUTO_MIN_K, assignment: 'approximate' }),
-    ).toBe('onnx')
-  })
+  for (const algorithm of ['hamerly', 'yinyang'] as const)
+    it(`scans uint8 data with int8 under exact ${algorithm} from INT8_AUTO_MIN_K centroids (its full passes on bytes)`, () => {
+      const exact = { algorithm, assignment: 'exact', bytes: true } as const
+      expect(resolveKernelName(AUTO_KERNEL, { ...exact, k: INT8_AUTO_MIN_K })).toBe('int8')
+      expect(resolveKernelName(AUTO_KERNEL, { ...exact, k: INT8_AUTO_MIN_K - 1 })).toBe('onnx')
+      expect(
+        resolveKernelName(AUTO_KERNEL, { ...exact, k: INT8_AUTO_MIN_K, assignment: 'approximate' }),
+      ).toBe('onnx')
+    })
 
-  it('keeps float32 data, Yinyang and the approximate assignment on onnx; names force a kernel', () => {
+  it('keeps float32 data and the approximate assignment on onnx; names force a kernel', () => {
     const k = 2 * INT8_AUTO_MIN_K
     expect(resolveKernelName(AUTO_KERNEL, { ...lloyd, bytes: false, k })).toBe('onnx')
     expect(
-      resolveKernelName(AUTO_KERNEL, { bytes: true, k, algorithm: 'yinyang', assignment: 'exact' }),
+      resolveKernelName(AUTO_KERNEL, { bytes: false, k, algorithm: 'yinyang', assignment: 'exact' }),
     ).toBe('onnx')
     expect(resolveKernelName(AUTO_KERNEL, { ...lloyd, bytes: true, k, assignment: 'approximate' })).toBe(
       'onnx',

@@ -40,7 +40,8 @@ const factories = new Map<string, KernelFactory>([
  * is cheap and the int8 pass's fixed costs win (a session per centroid set, the exact settling of
  * ~90 % of the points among ~9 candidates): at d = 512, 1 worker, int8 took 2.5 × onnx's time at
  * k = 1,000, 1.3 × at 2,500 and 0.9 × at 5,000 (docs/benchmarks.md, "The exact int8 pass"). Both
- * costs grow with d, so the crossover is a number of centroids.
+ * costs grow with d, so the crossover is a number of centroids. Yinyang at k = 5,000 (d = 512,
+ * n = 50,000, 500 blobs): 0.85 × onnx's run, its first pass 0.78 ×, the same inertia.
  */
 export const INT8_AUTO_MIN_K = 4096
 
@@ -56,17 +57,16 @@ export interface KernelChoiceContext {
 }
 
 /**
- * The kernel a worker builds for `name`: `auto` is `int8` for uint8 data under exact Lloyd (every
- * pass on bytes) or Hamerly (its full nearest-two passes on bytes, the rest on a float32 `onnx`
- * kernel built beside it: `byte-lloyd.ts`) with at least {@link INT8_AUTO_MIN_K} centroids, and
- * `onnx` otherwise (Yinyang and the approximate assignment need float32 points and a float32
- * distance-matrix kernel), so float32 runs are unchanged. Any other name is returned as is:
- * `--kernel int8` and `--kernel onnx` force either.
+ * The kernel a worker builds for `name`: `auto` is `int8` for uint8 data under an exact algorithm
+ * — Lloyd (every pass on bytes), Hamerly or Yinyang (their full passes on bytes, the rest on a
+ * float32 `onnx` kernel built beside it: `byte-lloyd.ts`) — with at least
+ * {@link INT8_AUTO_MIN_K} centroids, and `onnx` otherwise (the approximate assignment needs float32
+ * points and a float32 distance-matrix kernel), so float32 runs are unchanged. Any other name is
+ * returned as is: `--kernel int8` and `--kernel onnx` force either.
  */
 export function resolveKernelName(name: string, ctx: KernelChoiceContext): string {
   if (name !== AUTO_KERNEL) return name
-  const scansBytes =
-    ctx.bytes && (ctx.algorithm === 'lloyd' || ctx.algorithm === 'hamerly') && ctx.assignment === 'exact'
+  const scansBytes = ctx.bytes && ctx.assignment === 'exact'
   return scansBytes && (ctx.k ?? 0) >= INT8_AUTO_MIN_K ? 'int8' : 'onnx'
 }
 

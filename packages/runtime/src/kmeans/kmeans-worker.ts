@@ -279,7 +279,7 @@ export class KmeansWorkerState {
     const n = req.d === 0 ? 0 : rows.length / req.d
     const algorithm = req.algorithm ?? 'lloyd'
     const assignment = req.assignment ?? 'exact'
-    // `auto` picks by the data (int8 for uint8 under exact Lloyd or Hamerly at large k, else onnx): kernel-registry.ts.
+    // `auto` picks by the data (int8 for uint8 under any exact algorithm at large k, else onnx): kernel-registry.ts.
     const kernelName = resolveKernelName(req.kernel ?? 'reference', {
       bytes: rows instanceof Uint8Array,
       k: req.k,
