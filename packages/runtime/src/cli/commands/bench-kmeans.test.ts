@@ -111,6 +111,8 @@ describe('codebook bench kmeans', () => {
       expect(p.approximate?.buildMs).toBeGreaterThan(0)
       expect(p.approximate?.searchMs).toBeGreaterThan(0)
       expect(p.approximate?.recall).toBeGreaterThan(0.5)
+      // A miss costs inertia, a hit none: the sample's gap is 0 exactly when its recall is 1.
+      expect(p.approximate!.inertiaGap > 0).toBe(p.approximate!.recall < 1)
       // Build and search are parts of the map stage.
       expect(p.approximate!.buildMs + p.approximate!.searchMs).toBeLessThanOrEqual(p.stageMs.map)
     }

@@ -108,6 +108,8 @@ export interface BenchKmeansResult {
       searchMs: number
       recallMs: number
       recall: number
+      /** The recall sample's inertia under the approximate labels ÷ under the exact ones − 1. */
+      inertiaGap: number
     }
   }>
   /** With `--faiss`: FAISS on the same data and init, or why it could not run. */
@@ -129,6 +131,7 @@ function approximateParts(
       searchMs: slowest('search'),
       recallMs: slowest('recall'),
       recall: r.assignmentRecall,
+      inertiaGap: r.assignmentInertiaGap ?? 0,
     },
   }
 }
