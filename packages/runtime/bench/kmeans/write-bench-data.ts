@@ -26,13 +26,17 @@ const { values } = parseArgs({
     dtype: { type: 'string', default: 'float32' },
   },
 })
-if (values.dtype !== 'float32' && values.dtype !== 'uint8') throw new Error(`--dtype: float32 or uint8, not ${values.dtype}`)
+if (values.dtype !== 'float32' && values.dtype !== 'uint8')
+  throw new Error(`--dtype: float32 or uint8, not ${values.dtype}`)
 const n = Number(values.n)
 const d = Number(values.d)
 const k = Number(values.k)
 const blobs = Number(values.blobs)
 const seed = Number(values.seed)
-const data = values.dtype === 'uint8' ? { ...byteBenchData(n, d, k, blobs, seed), checksum: null } : benchData(n, d, k, blobs, seed)
+const data =
+  values.dtype === 'uint8'
+    ? { ...byteBenchData(n, d, k, blobs, seed), checksum: null }
+    : benchData(n, d, k, blobs, seed)
 await mkdir(values.out, { recursive: true })
 await writeNpy(join(values.out, 'points.npy'), data.points, n, d)
 await writeNpy(join(values.out, 'init.npy'), data.init, k, d)
