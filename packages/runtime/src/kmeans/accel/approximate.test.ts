@@ -282,6 +282,20 @@ describe('approximate assignment (HNSW over the centroids)', () => {
         for (const w of r.workers) expect(w.approximateMs?.build ?? -1, `rank ${w.rank}`).toBeGreaterThan(0)
     }, 60_000)
 
+    it('an i8 index on worker processes: int8 rows under the map, each iteration within 1 % of exact', async () => {
+      const common = blobsRun({ n: 4000, d: 16, k: 40, blobs: 40, seed: 5, spread: 50 }, 3, 1000)
+      const { run, exact } = await withExactGaps(
+        'i8',
+        { ...common, assignment: 'approximate', hnsw: { scalar: 'i8', expansion: 64 } },
+        16,
+      )
+      for (const [i, r] of run.reports.entries()) {
+        expect(r.assignmentRecall, `iteration ${r.iteration}`).toBeGreaterThan(0.95)
+        expect(r.inertia).toBeGreaterThanOrEqual(exact[i]! * (1 - 1e-6))
+        expect(r.inertia).toBeLessThanOrEqual(exact[i]! * 1.01)
+      }
+    }, 60_000)
+
     it('walks the centroid graph after the first index, rebuilds when recall drops, and says which it did', async () => {
       const common = {
         ...blobsRun({ n: 6000, d: 8, k: 60, blobs: 30, seed: 11, spread: 30 }, 6, 3000),
