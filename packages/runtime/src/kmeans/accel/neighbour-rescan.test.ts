@@ -56,9 +56,14 @@ describe('neighbourRescan', () => {
           withinRows.push(thresholds.length)
           return ort.within(p, c, thresholds, dim)
         },
+        withinEither: (p, c, thresholds, radii, dim) => {
+          withinRows.push(thresholds.length)
+          return ort.withinEither(p, c, thresholds, radii, dim)
+        },
       }
       if (path === 'topk') {
         delete kernel.within
+        delete kernel.withinEither
         delete kernel.listDots
       }
       const settled = new Map<number, { best: number; dist: number; others: number }>()

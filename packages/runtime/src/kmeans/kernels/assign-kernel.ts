@@ -143,15 +143,19 @@ export interface DistanceMatrixKernel extends AssignKernel {
    * (m values), with those values. Every centroid left out has a computed value ≥ the threshold,
    * so its exact squared distance is ≥ threshold + ‖x‖² − the error bound below (Hamerly's
    * centroid neighbourhoods: each centroid's neighbours within its points' reach, no TopK).
-   * With `columnShift` (k values) each value is ‖c‖² − shift − 2x·c instead: the error bound then
-   * grows by 2⁻²⁰ · max shift (the shift's roundings in float32).
    */
-  within?(
+  within?(points: Float32Array, centroids: Float32Array, thresholds: Float32Array, d: number): Promise<Within>
+  /**
+   * Optional: {@link within} where an entry is kept too when ‖x‖² + its value (‖x‖² of the float32
+   * row, in float64) is below its column's `columnRadiusSq` (k values): every entry left out has
+   * both at or above their thresholds, so one pass over a pair of centroids lists it for both.
+   */
+  withinEither?(
     points: Float32Array,
     centroids: Float32Array,
     thresholds: Float32Array,
+    columnRadiusSq: Float64Array,
     d: number,
-    columnShift?: Float32Array,
   ): Promise<Within>
   /**
    * Optional: G small dot-product blocks at once (Hamerly's neighbourhood re-scan: the points

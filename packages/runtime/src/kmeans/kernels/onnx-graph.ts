@@ -70,7 +70,7 @@ export const LIST_DOTS_INPUTS = {
 /** Output of the `list-dots` graph: `listDots` [G, L, P], entry (g, l, p) = C[listIndex[g, l]] · X[pointIndex[g, p]]. */
 export const LIST_DOTS_OUTPUT = 'listDots'
 
-/** Extra input of the `within` graph ({@link buildWithinModel}): a threshold per row of X, [m, 1]. */
+/** Extra input of the `within` graph ({@link buildWithinModel}): a threshold per row of X, [m, 1], or per row and column group, [m, groups]. */
 export const WITHIN_THRESHOLD = 'threshold'
 
 /** Outputs of the `within` graph: the (row, group) pairs kept, [2, nnz] int32 row-major, and each group's w values ‖c‖² − 2x·c. */
@@ -434,7 +434,7 @@ export function buildWithinModel(d: number): Uint8Array {
       tensorInfo(points, FLOAT, ['m', d]),
       tensorInfo(centroids, FLOAT, ['k', d]),
       tensorInfo(centroidNormsSq, FLOAT, ['k']),
-      tensorInfo(WITHIN_THRESHOLD, FLOAT, ['m', 1]),
+      tensorInfo(WITHIN_THRESHOLD, FLOAT, ['m', 'thresholdColumns']),
       tensorInfo(ASSIGN_GRAPH_INPUTS.groupShape, INT64, [3]),
     ],
     output: [

@@ -228,7 +228,39 @@ describe('ort kernel', () => {
         if (!kept.has(j))
           expect(rowDistanceSq(points, i, centroids, j, d)).toBeGreaterThanOrEqual(thresholds[i] + xn - bound)
     }
+    // With column radii² (a third of the columns none): an entry is kept by either side, and an
+    // entry left out is beyond both (what the symmetric neighbourhood fetch relies on).
+    const radiusSq = Float64Array.from({ length: k }, (_, j) =>
+      j % 3 === 0
+        ? Number.NEGATIVE_INFINITY
+        : rowDistanceSq(centroids, j, points, j % n, d) * (0.5 + (j % 7) / 7),
+    )
+    const both = await kernel.withinEither(points, centroids, thresholds, radiusSq, d)
+    let wrong = 0
+    for (let i = 0; i < n; i++) {
+      const xn = rowDistanceSq(points, i, zero, 0, d)
+      const bound = kernel.distanceErrorBound(xn, maxC, d)
+      const kept = new Set<number>()
+      for (let e = both.rowStart[i]; e < both.rowStart[i + 1]; e++) {
+        const j = both.columns[e]
+        kept.add(j)
+        if (!(both.partial[e] < thresholds[i] || xn + both.partial[e] < radiusSq[j])) wrong++
+      }
+      for (let j = 0; j < k; j++) {
+        const exact = rowDistanceSq(points, i, centroids, j, d)
+        if (!kept.has(j) && (exact < thresholds[i] + xn - bound || exact < radiusSq[j] - bound)) wrong++
+      }
+      // More than the rows' thresholds alone keep.
+      expect(both.rowStart[i + 1] - both.rowStart[i]).toBeGreaterThanOrEqual(rowStart[i + 1] - rowStart[i])
+    }
+    expect(wrong).toBe(0)
+    expect(both.columns.length).toBeGreaterThan(columns.length)
     await expect(kernel.within(points, centroids, new Float32Array(3), d)).rejects.toMatchObject({
+      code: 'KERNEL_BAD_SHAPE',
+    })
+    await expect(
+      kernel.withinEither(points, centroids, thresholds, new Float64Array(3), d),
+    ).rejects.toMatchObject({
       code: 'KERNEL_BAD_SHAPE',
     })
   })

@@ -45,6 +45,7 @@ type OptionalPasses =
   | 'nearestM'
   | 'listDots'
   | 'within'
+  | 'withinEither'
 
 /**
  * The ONNX Runtime dense kernel: an {@link DistanceMatrixKernel} whose blocks run at BLAS speed,
@@ -102,6 +103,42 @@ export function centroidNormsSq(centroids: Float32Array, k: number, d: number): 
     const base = j * d
     for (let t = 0; t < d; t++) s += centroids[base + t] * centroids[base + t]
     out[j] = s
+  }
+  return out
+}
+
+/** ‖x‖² of each float32 row, in float64. */
+function rowNormsSqOf(points: Float32Array, n: number, d: number): Float64Array {
+  const out = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    let s = 0
+    for (let t = i * d; t < i * d + d; t++) s += (points[t] as number) * (points[t] as number)
+    out[i] = s
+  }
+  return out
+}
+
+/**
+ * The `within` thresholds of rows [start, end) per column group: max(the row's threshold, the
+ * group's radius² − ‖x‖²), the latter nudged up by 2⁻²⁰ of its terms so float32 never lowers it.
+ */
+function pairThresholds(
+  thresholds: Float32Array,
+  pointNormsSq: Float64Array,
+  groupRadiusSq: Float64Array,
+  start: number,
+  end: number,
+): Float32Array {
+  const groups = groupRadiusSq.length
+  const out = new Float32Array((end - start) * groups)
+  for (let r = start; r < end; r++) {
+    const xn = pointNormsSq[r] as number
+    const own = thresholds[r] as number
+    for (let g = 0; g < groups; g++) {
+      const radiusSq = groupRadiusSq[g] as number
+      const column = radiusSq === Number.NEGATIVE_INFINITY ? own : radiusSq - xn + (radiusSq + xn) * 2 ** -20
+      out[(r - start) * groups + g] = Math.max(column, own)
+    }
   }
   return out
 }
@@ -236,6 +273,81 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       },
       paddedK,
     }
+  }
+
+  /** `within` and `withinEither` (with column radii). */
+  async function findWithin(
+    points: Float32Array,
+    centroids: Float32Array,
+    thresholds: Float32Array,
+    d: number,
+    columnRadiusSq?: Float64Array,
+  ): Promise<Within> {
+    const { n, k } = checkShapes(points, centroids, d)
+    if (thresholds.length !== n || (columnRadiusSq !== undefined && columnRadiusSq.length !== k))
+      throw new UsageError(
+        'KERNEL_BAD_SHAPE',
+        `ort kernel: within needs one threshold per point (${n}) and at most one radius² per centroid (${k}), got ${thresholds.length} and ${columnRadiusSq?.length ?? 'none'}`,
+      )
+    const rowStart = new Int32Array(n + 1)
+    const columns: number[] = []
+    const values: number[] = []
+    if (n > 0) {
+      const s = await session(d, 'within')
+      const { c, cn } = paddedCentroidFeeds(centroids, k, d, Math.ceil(k / WITHIN_GROUP) * WITHIN_GROUP)
+      const groups = Math.ceil(k / WITHIN_GROUP)
+      // With column radii a group is kept when its minimum is below max(row threshold, group
+      // radius² − ‖x‖²): the group's largest radius², nudged up past float32 rounding.
+      const groupRadiusSq = columnRadiusSq && new Float64Array(groups).fill(Number.NEGATIVE_INFINITY)
+      if (columnRadiusSq && groupRadiusSq)
+        for (let j = 0; j < k; j++) {
+          const g = Math.floor(j / WITHIN_GROUP)
+          groupRadiusSq[g] = Math.max(groupRadiusSq[g] as number, columnRadiusSq[j] as number)
+        }
+      const pointNormsSq = columnRadiusSq ? rowNormsSqOf(points, n, d) : undefined
+      const shape = new ort.Tensor(
+        'int64',
+        BigInt64Array.from([0n, BigInt(groups), BigInt(WITHIN_GROUP)]),
+        [3],
+      )
+      const step = rowsPerBlock(groups * WITHIN_GROUP)
+      for (let start = 0; start < n; start += step) {
+        const end = Math.min(n, start + step)
+        const out = await s.run({
+          ...feeds(points, start, end, d, c, cn),
+          [WITHIN_THRESHOLD]:
+            groupRadiusSq && pointNormsSq
+              ? new ort.Tensor(
+                  'float32',
+                  pairThresholds(thresholds, pointNormsSq, groupRadiusSq, start, end),
+                  [end - start, groups],
+                )
+              : new ort.Tensor('float32', thresholds.subarray(start, end), [end - start, 1]),
+          [ASSIGN_GRAPH_INPUTS.groupShape]: shape,
+        })
+        const pairs = out[WITHIN_OUTPUTS.pairs].data as Int32Array
+        const groupValues = out[WITHIN_OUTPUTS.partial].data as Float32Array
+        const count = pairs.length / 2
+        // NonZero is row-major: each row's groups come contiguous and ascending, so do its columns.
+        for (let e = 0; e < count; e++) {
+          const row = start + (pairs[e] as number)
+          const threshold = thresholds[row] as number
+          const xn = pointNormsSq?.[row] as number
+          const first = (pairs[count + e] as number) * WITHIN_GROUP
+          for (let t = 0; t < WITHIN_GROUP && first + t < k; t++) {
+            const v = groupValues[e * WITHIN_GROUP + t] as number
+            if (!(v < threshold) && !(columnRadiusSq && xn + v < (columnRadiusSq[first + t] as number)))
+              continue
+            columns.push(first + t)
+            values.push(v)
+            rowStart[row + 1]++
+          }
+        }
+        for (const t of Object.values(out)) t.dispose()
+      }
+    }
+    for (let r = 0; r < n; r++) rowStart[r + 1] += rowStart[r]
+    return { rowStart, columns: Int32Array.from(columns), partial: Float32Array.from(values) }
   }
 
   const kernel: OrtKernel = {
@@ -413,60 +525,10 @@ export async function createOrtKernel(options: OrtKernelOptions = {}): Promise<O
       return out
     },
 
-    async within(
-      points: Float32Array,
-      centroids: Float32Array,
-      thresholds: Float32Array,
-      d: number,
-    ): Promise<Within> {
-      const { n, k } = checkShapes(points, centroids, d)
-      if (thresholds.length !== n)
-        throw new UsageError(
-          'KERNEL_BAD_SHAPE',
-          `ort kernel: within needs one threshold per point (${n}), got ${thresholds.length}`,
-        )
-      const rowStart = new Int32Array(n + 1)
-      const columns: number[] = []
-      const values: number[] = []
-      if (n > 0) {
-        const s = await session(d, 'within')
-        const { c, cn } = paddedCentroidFeeds(centroids, k, d, Math.ceil(k / WITHIN_GROUP) * WITHIN_GROUP)
-        const groups = Math.ceil(k / WITHIN_GROUP)
-        const shape = new ort.Tensor(
-          'int64',
-          BigInt64Array.from([0n, BigInt(groups), BigInt(WITHIN_GROUP)]),
-          [3],
-        )
-        const step = rowsPerBlock(groups * WITHIN_GROUP)
-        for (let start = 0; start < n; start += step) {
-          const end = Math.min(n, start + step)
-          const out = await s.run({
-            ...feeds(points, start, end, d, c, cn),
-            [WITHIN_THRESHOLD]: new ort.Tensor('float32', thresholds.subarray(start, end), [end - start, 1]),
-            [ASSIGN_GRAPH_INPUTS.groupShape]: shape,
-          })
-          const pairs = out[WITHIN_OUTPUTS.pairs].data as Int32Array
-          const groupValues = out[WITHIN_OUTPUTS.partial].data as Float32Array
-          const count = pairs.length / 2
-          // NonZero is row-major: each row's groups come contiguous and ascending, so do its columns.
-          for (let e = 0; e < count; e++) {
-            const row = start + (pairs[e] as number)
-            const threshold = thresholds[row] as number
-            const first = (pairs[count + e] as number) * WITHIN_GROUP
-            for (let t = 0; t < WITHIN_GROUP && first + t < k; t++) {
-              const v = groupValues[e * WITHIN_GROUP + t] as number
-              if (!(v < threshold)) continue
-              columns.push(first + t)
-              values.push(v)
-              rowStart[row + 1]++
-            }
-          }
-          for (const t of Object.values(out)) t.dispose()
-        }
-      }
-      for (let r = 0; r < n; r++) rowStart[r + 1] += rowStart[r]
-      return { rowStart, columns: Int32Array.from(columns), partial: Float32Array.from(values) }
-    },
+    within: (points, centroids, thresholds, d) => findWithin(points, centroids, thresholds, d),
+
+    withinEither: (points, centroids, thresholds, columnRadiusSq, d) =>
+      findWithin(points, centroids, thresholds, d, columnRadiusSq),
 
     async listDots(
       points: Float32Array,
