@@ -286,7 +286,7 @@ describe('approximate assignment (HNSW over the centroids)', () => {
       const common = blobsRun({ n: 4000, d: 16, k: 40, blobs: 40, seed: 5, spread: 50 }, 3, 1000)
       const { run, exact } = await withExactGaps(
         'i8',
-        { ...common, assignment: 'approximate', hnsw: { scalar: 'i8', expansion: 64 } },
+        { ...common, assignment: 'approximate', hnsw: { scalar: 'i8', expansionSearch: 64 } },
         16,
       )
       for (const [i, r] of run.reports.entries()) {
