@@ -17,6 +17,7 @@ export interface Int8Map {
 
 /** The map of `k` centroids (k × d): each dimension's range centred on 0, the widest spanning ±127. */
 export function int8MapOf(centroids: Float32Array, k: number, d: number): Int8Map {
+  if (k === 0) return { offset: new Float32Array(d), scale: 1 }
   const low = new Float32Array(d).fill(Number.POSITIVE_INFINITY)
   const high = new Float32Array(d).fill(Number.NEGATIVE_INFINITY)
   for (let c = 0; c < k; c++)
@@ -28,7 +29,6 @@ export function int8MapOf(centroids: Float32Array, k: number, d: number): Int8Ma
   const offset = new Float32Array(d)
   let widest = 0
   for (let t = 0; t < d; t++) {
-    if (k === 0) break
     offset[t] = (low[t]! + high[t]!) / 2
     widest = Math.max(widest, high[t]! - low[t]!)
   }
