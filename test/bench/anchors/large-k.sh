@@ -98,28 +98,25 @@ const out = {
     autoVsFaissAtCodebookIterations: anchors.faiss ? +(autoMs / (anchors.faiss.projectedSecondsAtCodebookIterations * 1000)).toFixed(4) : null,
   },
 }
+// Exact runs agree: the same inertia (1e-6 relative) in as many iterations, else print and fail.
+const agree = (what, other) => {
+  const rel = Math.abs(auto.inertia - other.inertia) / other.inertia
+  if (rel <= 1e-6 && auto.iterations === other.iterations) return rel
+  console.log(JSON.stringify(out, null, 2))
+  console.error(`${what} disagree: inertia ${auto.inertia} vs ${other.inertia} (relative ${rel}), iterations ${auto.iterations} vs ${other.iterations}`)
+  process.exit(1)
+}
 if (float32) {
   out.codebookFloat32 = { kernel: float32.kernel, totalMs: Math.round(float32.totalMs), iterations: float32.iterations, inertia: float32.inertia, perIteration: float32.perIteration.map((p) => p.ms) }
   out.ratios.autoVsCodebookFloat32 = +(autoMs / float32.totalMs).toFixed(4)
   out.ratios.firstPassVsFloat32 = +(auto.perIteration[0].ms / float32.perIteration[0].ms).toFixed(4)
   // The int8 pass gives the exact labels: the same trajectory and inertia as the float32 pass.
-  const rel = Math.abs(auto.inertia - float32.inertia) / float32.inertia
-  if (!(rel <= 1e-6) || auto.iterations !== float32.iterations) {
-    console.log(JSON.stringify(out, null, 2))
-    console.error(`int8 and float32 disagree: inertia ${auto.inertia} vs ${float32.inertia} (relative ${rel}), iterations ${auto.iterations} vs ${float32.iterations}`)
-    process.exit(1)
-  }
+  agree("int8 and float32", float32)
 }
 if (lloyd) {
   out.codebookLloyd = { totalMs: Math.round(lloyd.totalMs), iterations: lloyd.iterations, inertia: lloyd.inertia }
   out.ratios.autoVsCodebookLloyd = +(autoMs / lloyd.totalMs).toFixed(4)
-  const rel = Math.abs(auto.inertia - lloyd.inertia) / lloyd.inertia
-  out.inertiaRelativeDifference = rel
-  if (!(rel <= 1e-6) || auto.iterations !== lloyd.iterations) {
-    console.log(JSON.stringify(out, null, 2))
-    console.error(`auto and lloyd disagree: inertia ${auto.inertia} vs ${lloyd.inertia} (relative ${rel}), iterations ${auto.iterations} vs ${lloyd.iterations}`)
-    process.exit(1)
-  }
+  out.inertiaRelativeDifference = agree("auto and lloyd", lloyd)
 }
 console.log(JSON.stringify(out, null, 2))
 ' "$OUT" "$ITERS"
